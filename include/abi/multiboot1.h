@@ -3,26 +3,28 @@
 #ifndef ABI_MULTIBOOT1_H
 #define ABI_MULTIBOOT1_H
 
-#include <stdint.h>
-#include <stddef.h>
 
-#define MB1_HEADER_MAGIC 0x1badb002u
-#define MB1_BOOTLOADER_MAGIC 0x2badb002u
-#define MB1_HEADER_SEARCH 8192u          /* header must lie in the first 8 KiB, 4-aligned */
+#define MB1_HEADER_MAGIC 0x1badb002
+#define MB1_BOOTLOADER_MAGIC 0x2badb002
+#define MB1_HEADER_SEARCH 8192          /* header must lie in the first 8 KiB, 4-aligned */
 
 /* header flags */
-#define MB1_HF_PAGE_ALIGN (1u << 0)      /* modules page aligned */
-#define MB1_HF_MEMORY_INFO (1u << 1)     /* mem_* and mmap_* wanted */
+#define MB1_HF_PAGE_ALIGN (1 << 0)      /* modules page aligned */
+#define MB1_HF_MEMORY_INFO (1 << 1)     /* mem_* and mmap_* wanted */
 
 /* info flags */
-#define MB1_INFO_MEMORY (1u << 0)
-#define MB1_INFO_BOOTDEV (1u << 1)
-#define MB1_INFO_CMDLINE (1u << 2)
-#define MB1_INFO_MODS (1u << 3)
-#define MB1_INFO_AOUT_SYMS (1u << 4)
-#define MB1_INFO_ELF_SHDR (1u << 5)
-#define MB1_INFO_MEM_MAP (1u << 6)
-#define MB1_INFO_LOADER_NAME (1u << 9)
+#define MB1_INFO_MEMORY (1 << 0)
+#define MB1_INFO_BOOTDEV (1 << 1)
+#define MB1_INFO_CMDLINE (1 << 2)
+#define MB1_INFO_MODS (1 << 3)
+#define MB1_INFO_AOUT_SYMS (1 << 4)
+#define MB1_INFO_ELF_SHDR (1 << 5)
+#define MB1_INFO_MEM_MAP (1 << 6)
+#define MB1_INFO_LOADER_NAME (1 << 9)
+
+#ifndef __ASSEMBLY__
+#include <stdint.h>
+#include <stddef.h>
 
 struct mb1_header {
     uint32_t magic;
@@ -68,5 +70,7 @@ _Static_assert(offsetof(struct mb1_info, mmap_length) == 44, "mmap_length");
 _Static_assert(offsetof(struct mb1_info, boot_loader_name) == 64, "boot_loader_name");
 _Static_assert(sizeof(struct mb1_module) == 16, "mb1 module");
 _Static_assert(sizeof(struct mb1_mmap_entry) == 24, "mb1 mmap entry");
+
+#endif /* __ASSEMBLY__ */
 
 #endif

@@ -3,34 +3,36 @@
 #ifndef ABI_MULTIBOOT2_H
 #define ABI_MULTIBOOT2_H
 
-#include <stdint.h>
-#include <stddef.h>
 
-#define MB2_HEADER_MAGIC 0xe85250d6u
-#define MB2_BOOTLOADER_MAGIC 0x36d76289u
-#define MB2_HEADER_SEARCH 32768u         /* header must lie in the first 32 KiB, 8-aligned */
-#define MB2_ARCH_I386 0u
-#define MB2_TAG_ALIGN 8u
+#define MB2_HEADER_MAGIC 0xe85250d6
+#define MB2_BOOTLOADER_MAGIC 0x36d76289
+#define MB2_HEADER_SEARCH 32768         /* header must lie in the first 32 KiB, 8-aligned */
+#define MB2_ARCH_I386 0
+#define MB2_TAG_ALIGN 8
 
 /* header tags */
-#define MB2_HTAG_END 0u
-#define MB2_HTAG_INFO_REQUEST 1u
-#define MB2_HTAG_MODULE_ALIGN 6u
-#define MB2_HTAG_OPTIONAL 1u             /* flags bit 0 */
+#define MB2_HTAG_END 0
+#define MB2_HTAG_INFO_REQUEST 1
+#define MB2_HTAG_MODULE_ALIGN 6
+#define MB2_HTAG_OPTIONAL 1             /* flags bit 0 */
 
 /* info tags */
-#define MB2_TAG_END 0u
-#define MB2_TAG_CMDLINE 1u
-#define MB2_TAG_LOADER_NAME 2u
-#define MB2_TAG_MODULE 3u
-#define MB2_TAG_BASIC_MEMINFO 4u
-#define MB2_TAG_BOOTDEV 5u
-#define MB2_TAG_MMAP 6u
-#define MB2_TAG_ACPI_OLD 14u
-#define MB2_TAG_ACPI_NEW 15u
-#define MB2_TAG_EFI64 12u
-#define MB2_TAG_EFI32 11u
-#define MB2_TAG_EFI_BS 18u
+#define MB2_TAG_END 0
+#define MB2_TAG_CMDLINE 1
+#define MB2_TAG_LOADER_NAME 2
+#define MB2_TAG_MODULE 3
+#define MB2_TAG_BASIC_MEMINFO 4
+#define MB2_TAG_BOOTDEV 5
+#define MB2_TAG_MMAP 6
+#define MB2_TAG_ACPI_OLD 14
+#define MB2_TAG_ACPI_NEW 15
+#define MB2_TAG_EFI64 12
+#define MB2_TAG_EFI32 11
+#define MB2_TAG_EFI_BS 18
+
+#ifndef __ASSEMBLY__
+#include <stdint.h>
+#include <stddef.h>
 
 struct mb2_header {
     uint32_t magic;
@@ -91,5 +93,7 @@ _Static_assert(sizeof(struct mb2_tag) == 8, "mb2 tag");
 _Static_assert(sizeof(struct mb2_tag_module) == 16, "mb2 module tag");
 _Static_assert(sizeof(struct mb2_tag_mmap) == 16, "mb2 mmap tag");
 _Static_assert(sizeof(struct mb2_mmap_entry) == 24, "mb2 mmap entry");
+
+#endif /* __ASSEMBLY__ */
 
 #endif

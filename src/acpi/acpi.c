@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: MIT */
+#include "acpi/acpi.h"
+#include "lib/format.h"
+#include "lib/phys.h"
+#include "lib/string.h"
+
+#define FAIL(...) do { fmt_snprintf(err, errlen, __VA_ARGS__); return -1; } while (0)
+
+#define TABLE_MAX (1u << 20)          /* no QEMU/PC table is bigger */
+#define FOUR_GIB 0x100000000ull
+
+static uint8_t checksum(const uint8_t *p, uint32_t len)
+{
+    uint8_t sum = 0;
+    while (len--)
+        sum = (uint8_t)(sum + *p++);
+    return sum;
+}
+
+static const struct acpi_rsdp *rsdp_at(uint64_t addr)
+{
+    const struct acpi_rsdp *r = phys_map(addr, ACPI_RSDP_V1_LEN);
+    if (!r || memcmp(r->signature, ACPI_RSDP_SIGNATURE, 8) ||
+        checksum((const uint8_t *)r, ACPI_RSDP_V1_LEN))
+        return 0;
+    return r;
+}
+
+static uint64_t scan(uint64_t start, uint64_t len)
+{
+    for (uint64_t a = start; a + ACPI_RSDP_V1_LEN <= start + len; a += 16)
+        if (rsdp_at(a))
+            return a;
+    return 0;
+}
+
+uint64_t acpi_find_rsdp(void)
+{
+    const uint16_t *ebda_seg = phys_map(0x40e, 2);
+    uint64_t found = 0;
+    if (ebda_seg && *ebda_seg) {
+        uint64_t ebda = (uint64_t)*ebda_seg << 4;
+        if (ebda >= 0x80000 && ebda < 0xa0000)
+            found = scan(ebda, 1024);
+    }
+    return found ? found : scan(0xe0000, 0x20000);
+}
+
+/* Maps a whole table after checking its header, length and checksum. */
+static const struct acpi_sdt_header *table_at(uint64_t addr, const char *sig)
+{
+    if (!addr || addr >= FOUR_GIB)
+        return 0;
+    const struct acpi_sdt_header *h = phys_map(addr, sizeof(*h));
+    if (!h || (sig && memcmp(h->signature, sig, 4)) || h->length < sizeof(*h) ||
+        h->length > TABLE_MAX)
+        return 0;
+    h = phys_map(addr, h->length);
+    if (!h || checksum((const uint8_t *)h, h->length))
+        return 0;
+    return h;
+}
+
+static uint32_t rd32(const uint8_t *t, uint32_t off)
+{
+    uint32_t v;
+    memcpy(&v, t + off, 4);
+    return v;
+}
+
+static uint64_t rd64(const uint8_t *t, uint32_t off)
+{
+    uint64_t v;
+    memcpy(&v, t + off, 8);
+    return v;
+}
+
+/* The 2.0 X_ GAS if the table has it and it is set, else an I/O GAS for the 1.0 port. */
+static struct acpi_gas pm_block(const uint8_t *fadt, uint32_t len, uint32_t x_off,
+                                uint32_t legacy_off, uint8_t legacy_len)
+{
+    struct acpi_gas g = { 0 };
+    if (len >= x_off + sizeof(g)) {
+        memcpy(&g, fadt + x_off, sizeof(g));
+        if (g.address)
+            return g;
+    }
+    g = (struct acpi_gas){ ACPI_GAS_IO, (uint8_t)(legacy_len * 8), 0, 0, rd32(fadt, legacy_off) };
+    if (!g.address)
+        g.bit_width = 0;
+    return g;
+}
+
+int acpi_read_platform(uint64_t rsdp_addr, struct acpi_platform *p, char *err, unsigned errlen)
+{
+    const struct acpi_rsdp *r = rsdp_at(rsdp_addr);
+    const struct acpi_sdt_header *root = 0, *fadt_h = 0;
+    unsigned entry_size = 4;
+
+    memset(p, 0, sizeof(*p));
+    if (!r)
+        FAIL("ACPI: no valid RSDP at 0x%llx", (unsigned long long)rsdp_addr);
+    p->rsdp = rsdp_addr;
+    if (r->revision >= 2) {
+        const struct acpi_rsdp *r2 = phys_map(rsdp_addr, ACPI_RSDP_V2_LEN);
+        if (r2 && r2->length >= ACPI_RSDP_V2_LEN && r2->length <= 4096 &&
+            phys_map(rsdp_addr, r2->length) &&
+            !checksum((const uint8_t *)r2, r2->length) && r2->xsdt_address) {
+            root = table_at(r2->xsdt_address, "XSDT");
+            entry_size = 8;
+        }
+    }
+    if (!root) {
+        root = table_at(r->rsdt_address, "RSDT");
+        entry_size = 4;
+    }
+    if (!root)
+        FAIL("ACPI: RSDT/XSDT missing or bad checksum");
+    uint32_t n = (root->length - (uint32_t)sizeof(*root)) / entry_size;
+    for (uint32_t i = 0; i < n && !fadt_h; i++) {
+        const uint8_t *e = (const uint8_t *)(root + 1) + i * entry_size;
+        uint64_t a = entry_size == 8 ? rd64(e, 0) : rd32(e, 0);
+        fadt_h = table_at(a, "FACP");
+    }
+    if (!fadt_h)
+        FAIL("ACPI: no valid FADT");
+    const uint8_t *f = (const uint8_t *)fadt_h;
+    uint32_t len = fadt_h->length;
+    if (len < FADT_V1_LEN)
+        FAIL("ACPI: FADT is %u bytes, shorter than ACPI 1.0's 116", len);
+
+    p->fadt_flags = rd32(f, FADT_FLAGS);
+    p->facs = rd32(f, FADT_FIRMWARE_CTRL);
+    if (!p->facs && len >= FADT_X_FIRMWARE_CTRL + 8)
+        p->facs = rd64(f, FADT_X_FIRMWARE_CTRL);
+    p->dsdt = len >= FADT_X_DSDT + 8 && rd64(f, FADT_X_DSDT) ? rd64(f, FADT_X_DSDT)
+                                                             : rd32(f, FADT_DSDT);
+    p->pm1a_evt = pm_block(f, len, FADT_X_PM1A_EVT_BLK, FADT_PM1A_EVT_BLK, f[FADT_PM1_EVT_LEN]);
+    p->pm1b_evt = pm_block(f, len, FADT_X_PM1B_EVT_BLK, FADT_PM1B_EVT_BLK, f[FADT_PM1_EVT_LEN]);
+    p->pm1a_cnt = pm_block(f, len, FADT_X_PM1A_CNT_BLK, FADT_PM1A_CNT_BLK, f[FADT_PM1_CNT_LEN]);
+    p->pm1b_cnt = pm_block(f, len, FADT_X_PM1B_CNT_BLK, FADT_PM1B_CNT_BLK, f[FADT_PM1_CNT_LEN]);
+    if (len >= FADT_RESET_VALUE + 1 && (p->fadt_flags & FADT_FLAG_RESET_REG_SUP)) {
+        memcpy(&p->reset_reg, f + FADT_RESET_REG, sizeof(p->reset_reg));
+        p->reset_value = f[FADT_RESET_VALUE];
+        p->reset_supported = p->reset_reg.address != 0;
+    }
+    const struct acpi_sdt_header *dsdt = table_at(p->dsdt, "DSDT");
+    if (dsdt)
+        p->s5_known = acpi_aml_find_s5((const uint8_t *)(dsdt + 1),
+                                       dsdt->length - (uint32_t)sizeof(*dsdt), &p->s5_typ_a,
+                                       &p->s5_typ_b);
+    return 0;
+}
+
+/* One AML integer constant of a package element; returns its length or 0. */
+static unsigned aml_integer(const uint8_t *p, uint32_t left, uint8_t *v)
+{
+    if (!left)
+        return 0;
+    switch (p[0]) {
+    case 0x00: *v = 0; return 1;     /* ZeroOp */
+    case 0x01: *v = 1; return 1;     /* OneOp */
+    case 0x0a:                       /* BytePrefix */
+        if (left < 2)
+            return 0;
+        *v = p[1];
+        return 2;
+    case 0x0b:                       /* WordPrefix */
+        if (left < 3)
+            return 0;
+        *v = p[1];
+        return 3;
+    case 0x0c:                       /* DWordPrefix */
+        if (left < 5)
+            return 0;
+        *v = p[1];
+        return 5;
+    default:
+        return 0;
+    }
+}
+
+bool acpi_aml_find_s5(const uint8_t *aml, uint32_t len, uint8_t *typ_a, uint8_t *typ_b)
+{
+    for (uint32_t i = 0; i + 5 <= len; i++) {
+        if (memcmp(aml + i, "_S5_", 4))
+            continue;
+        /* NameOp before the name (optionally with a root prefix), PackageOp after it */
+        if (!(i >= 1 && (aml[i - 1] == 0x08 || (i >= 2 && aml[i - 1] == '\\' && aml[i - 2] == 0x08))))
+            continue;
+        uint32_t j = i + 4;
+        if (aml[j++] != 0x12)
+            continue;
+        if (j >= len)
+            return false;
+        unsigned pkglen_bytes = 1 + (aml[j] >> 6);
+        j += pkglen_bytes;
+        if (j + 1 > len)
+            return false;
+        j++;                         /* NumElements */
+        unsigned n = aml_integer(aml + j, len - j, typ_a);
+        if (!n)
+            return false;
+        j += n;
+        if (!aml_integer(aml + j, len - j, typ_b))
+            *typ_b = 0;
+        return true;
+    }
+    return false;
+}

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: MIT */
+#include <stdarg.h>
+#include <stdbool.h>
+
+#include "lib/format.h"
+#include "lib/string.h"
+#include "log/memlog.h"
+#include "log/printk.h"
+
+static console_write_fn console;
+static unsigned loglvl = LOG_ALL;
+static struct tboot_log *memlog;
+static bool at_line_start = true;
+
+void printk_set_console(console_write_fn fn)
+{
+    console = fn;
+}
+
+void printk_set_loglvl(unsigned mask)
+{
+    loglvl = mask;
+}
+
+void printk_set_memlog(struct tboot_log *log)
+{
+    memlog = log;
+}
+
+struct tboot_log *printk_memlog(void)
+{
+    return memlog;
+}
+
+static void emit(const char *s, size_t len)
+{
+    if (console)
+        console(s, len);
+    if (memlog)
+        memlog_append(memlog, s, len);
+}
+
+void printk(unsigned level, const char *fmt, ...)
+{
+    static char line[512];
+    static const char prefix[] = "vtboot: ";
+    va_list ap;
+
+    if (!(loglvl & level))
+        return;
+    va_start(ap, fmt);
+    int n = fmt_vsnprintf(line, sizeof(line), fmt, ap);
+    va_end(ap);
+    size_t len = n < 0 ? 0 : (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1;
+
+    const char *tag = level == LOG_ERR ? "ERROR: " : level == LOG_WARN ? "WARNING: " : "";
+    for (size_t i = 0; i < len;) {
+        if (at_line_start) {
+            emit(prefix, sizeof(prefix) - 1);
+            emit(tag, strlen(tag));
+            at_line_start = false;
+        }
+        size_t j = i;
+        while (j < len && line[j] != '\n')
+            j++;
+        if (j < len)
+            j++;                     /* include the newline */
+        emit(line + i, j - i);
+        if (line[j - 1] == '\n')
+            at_line_start = true;
+        i = j;
+    }
+}

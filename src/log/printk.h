@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vtboot's log: every line goes, prefixed "vtboot: ", to the console (serial) and to the tboot
+ * memory log, filtered by loglvl. Errors and warnings carry "ERROR: " / "WARNING: ".
+ */
+#ifndef LOG_PRINTK_H
+#define LOG_PRINTK_H
+
+#include <stddef.h>
+
+#include "abi/tboot_log.h"
+#include "boot/options.h"
+
+typedef void (*console_write_fn)(const char *s, size_t len);
+
+void printk_set_console(console_write_fn fn);
+void printk_set_loglvl(unsigned mask);
+void printk_set_memlog(struct tboot_log *log);
+struct tboot_log *printk_memlog(void);
+
+void printk(unsigned level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#define pr_err(...) printk(LOG_ERR, __VA_ARGS__)
+#define pr_warn(...) printk(LOG_WARN, __VA_ARGS__)
+#define pr_info(...) printk(LOG_INFO, __VA_ARGS__)
+#define pr_detail(...) printk(LOG_DETAIL, __VA_ARGS__)
+
+#endif

@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vtboot's launch flow: take the loader's information, set up logging, check memory and
+ * modules, load Linux with a tboot shared page, and jump. Every step that can fail says why on
+ * the log and ends in a clean halt; nothing jumps into an image that was not validated.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "abi/tboot_log.h"
+#include "arch/x86/io.h"
+#include "boot/bootinfo.h"
+#include "boot/options.h"
+#include "drivers/uart.h"
+#include "layout.h"
+#include "lib/format.h"
+#include "lib/phys.h"
+#include "lib/string.h"
+#include "linux/bzimage.h"
+#include "linux/loader.h"
+#include "log/memlog.h"
+#include "log/printk.h"
+#include "mem/e820.h"
+#include "mem/place.h"
+#include "platform.h"
+#include "tboot/shared_page.h"
+
+#ifndef VTBOOT_VERSION
+#define VTBOOT_VERSION "unknown"
+#endif
+
+void vtboot_main(uint32_t magic, uint32_t info) __attribute__((noreturn));
+void linux_enter(uint32_t entry, uint32_t boot_params) __attribute__((noreturn));
+
+static struct vtboot_options opts;
+static struct boot_info bi;
+static struct e820_map final_map;
+static uint8_t memlog_staging[TBOOT_LOG_SIZE] __attribute__((aligned(16)));
+static struct boot_params boot_params __attribute__((aligned(4096)));
+static char kernel_cmdline[BOOT_MODSTR_MAX] __attribute__((aligned(16)));
+static uint8_t rsdp_copy[BOOT_RSDP_MAX] __attribute__((aligned(16)));
+static char err[192];
+
+static uint16_t console_port;
+
+static void serial_write(const char *s, size_t len)
+{
+    uart_write(console_port, s, len);
+}
+
+static void setup_console(void)
+{
+    console_port = opts.serial_port;
+    if (opts.log_serial &&
+        uart_init(opts.serial_port, opts.serial_baud, opts.serial_clock_hz, opts.serial_lcr))
+        printk_set_console(serial_write);
+    else
+        printk_set_console(0);
+}
+
+__attribute__((noreturn)) static void fail(const char *what)
+{
+    pr_err("%s: %s\n", what, err);
+    platform_halt(what);
+}
+
+static void print_map(const char *title, const struct e820_map *m)
+{
+    pr_detail("%s:\n", title);
+    for (unsigned i = 0; i < m->nr; i++)
+        pr_detail("  0x%016llx - 0x%016llx  %s\n", (unsigned long long)m->e[i].addr,
+                  (unsigned long long)(m->e[i].addr + m->e[i].size),
+                  e820_type_name(m->e[i].type));
+}
+
+/* vtboot's own memory and the memory log, as ranges nothing else may touch. */
+static unsigned vtboot_ranges(struct mem_range *r)
+{
+    unsigned n = 0;
+    r[n++] = (struct mem_range){ sym_addr(_region_start),
+                                 sym_addr(_end) - sym_addr(_region_start), "vtboot" };
+    if (opts.log_memory)
+        r[n++] = (struct mem_range){ TBOOT_LOG_ADDR, TBOOT_LOG_SIZE, "memory log" };
+    return n;
+}
+
+/* Every module must be RAM and clear of vtboot and of every other module. */
+static void check_modules(const struct mem_range *own, unsigned nown)
+{
+    for (unsigned i = 0; i < bi.nr_modules; i++) {
+        const struct boot_module *m = &bi.modules[i];
+        uint32_t size = m->end - m->start;
+        pr_info("module %u: 0x%08x - 0x%08x (%u bytes) '%s'\n", i, m->start, m->end, size,
+                m->string);
+        if (size && !e820_range_is(&bi.mmap, m->start, size, E820_TYPE_RAM)) {
+            fmt_snprintf(err, sizeof(err), "module %u at 0x%x+0x%x is not in RAM", i, m->start,
+                         size);
+            fail("bad module");
+        }
+        const struct mem_range *c = place_conflict(own, nown, m->start, size);
+        if (c) {
+            fmt_snprintf(err, sizeof(err), "module %u at 0x%x+0x%x overlaps %s at 0x%llx", i,
+                         m->start, size, c->what, (unsigned long long)c->addr);
+            fail("bad module");
+        }
+        for (unsigned j = 0; j < i; j++) {
+            const struct boot_module *o = &bi.modules[j];
+            if (ranges_overlap(m->start, size, o->start, o->end - o->start)) {
+                fmt_snprintf(err, sizeof(err), "modules %u and %u overlap", j, i);
+                fail("bad module");
+            }
+        }
+    }
+}
+
+/* The map Linux gets: the loader's, with vtboot and the memory log reserved. */
+static void build_final_map(const struct mem_range *own, unsigned nown)
+{
+    final_map = bi.mmap;
+    for (unsigned i = 0; i < nown; i++) {
+        if (!e820_range_is(&bi.mmap, own[i].addr, own[i].size, E820_TYPE_RAM)) {
+            fmt_snprintf(err, sizeof(err), "%s 0x%llx+0x%llx is not RAM in the loader's map",
+                         own[i].what, (unsigned long long)own[i].addr,
+                         (unsigned long long)own[i].size);
+            fail("memory layout");
+        }
+        if (e820_set_range(&final_map, own[i].addr, own[i].size, E820_TYPE_RESERVED)) {
+            fmt_snprintf(err, sizeof(err), "memory map is full");
+            fail("memory layout");
+        }
+    }
+}
+
+__attribute__((noreturn)) static void load_linux(const struct mem_range *own, unsigned nown)
+{
+    static struct bzimage bz;
+    static struct linux_plan plan;
+    static struct mem_range busy[BOOT_MAX_MODULES + 4];
+    unsigned nbusy = 0;
+
+    if (bi.nr_modules == 0) {
+        fmt_snprintf(err, sizeof(err), "no modules: the first module must be a Linux bzImage");
+        fail("no kernel");
+    }
+    const struct boot_module *km = &bi.modules[0];
+    const uint8_t *image = phys_map(km->start, km->end - km->start);
+    if (!image || bzimage_parse(image, km->end - km->start, &bz, err, sizeof(err)))
+        fail("module 0 is not a usable Linux kernel");
+    pr_info("Linux bzImage: boot protocol %u.%02u, %s, 0x%x bytes to load, init_size 0x%x, "
+            "alignment 0x%x\n", bz.hdr.version >> 8, bz.hdr.version & 0xff,
+            bz.relocatable ? "relocatable" : "not relocatable", bz.pm_size, bz.init_size,
+            bz.alignment);
+
+    size_t cmdlen = strlen(km->string);
+    if (cmdlen > bz.cmdline_max) {
+        fmt_snprintf(err, sizeof(err), "command line is %u bytes, the kernel accepts %u",
+                     (unsigned)cmdlen, bz.cmdline_max);
+        fail("kernel command line too long");
+    }
+    memcpy(kernel_cmdline, km->string, cmdlen + 1);
+
+    for (unsigned i = 0; i < nown; i++)
+        busy[nbusy++] = own[i];
+    for (unsigned i = 0; i < bi.nr_modules; i++)
+        busy[nbusy++] = (struct mem_range){ bi.modules[i].start,
+                                            bi.modules[i].end - bi.modules[i].start, "a module" };
+
+    const struct boot_module *initrd = bi.nr_modules > 1 ? &bi.modules[1] : 0;
+    uint32_t initrd_size = initrd ? initrd->end - initrd->start : 0;
+    if (initrd && initrd_size == 0)
+        pr_warn("module 1 (initrd) is empty; booting without an initrd\n");
+    if (linux_plan(&bz, &final_map, busy, nbusy, initrd ? initrd->start : 0, initrd_size, &plan,
+                   err, sizeof(err)))
+        fail("no room for Linux");
+
+    /* Destinations avoid every module, so no copy overwrites a source. */
+    memmove((void *)(uintptr_t)plan.kernel_load, image + bz.pm_offset, bz.pm_size);
+    pr_info("Linux kernel at 0x%08x - 0x%08x (decompresses into 0x%08x - 0x%08x)\n",
+            plan.kernel_load, plan.kernel_load + bz.pm_size, plan.kernel_mem,
+            plan.kernel_mem + bz.init_size);
+    if (initrd_size) {
+        if (plan.initrd_addr != initrd->start)
+            memmove((void *)(uintptr_t)plan.initrd_addr, (const void *)(uintptr_t)initrd->start,
+                    initrd_size);
+        pr_info("initrd at 0x%08x - 0x%08x%s\n", plan.initrd_addr, plan.initrd_addr + initrd_size,
+                plan.initrd_addr != initrd->start ? " (moved)" : "");
+    }
+    pr_info("Linux command line: '%s'\n", kernel_cmdline);
+
+    struct shared_page_args sp = {
+        .log_addr = opts.log_memory ? TBOOT_LOG_ADDR : 0,
+        .shutdown_entry = sym_addr(shutdown_entry),
+        .tboot_base = sym_addr(_region_start),
+        .tboot_size = sym_addr(_end) - sym_addr(_region_start),
+    };
+    shared_page_init(_shared_page, &sp);
+    pr_info("tboot shared page at 0x%08x: version %u, log_addr 0x%x, shutdown_entry 0x%08x, "
+            "tboot_base 0x%08x, tboot_size 0x%x\n", sym_addr(_shared_page),
+            TBOOT_SHARED_VERSION, sp.log_addr, sp.shutdown_entry, sp.tboot_base, sp.tboot_size);
+
+    struct linux_boot_args args = {
+        .cmdline_addr = sym_addr(kernel_cmdline),
+        .tboot_addr = sym_addr(_shared_page),
+        .acpi_rsdp_addr = bi.rsdp_len ? sym_addr(rsdp_copy) : 0,
+    };
+    if (linux_build_boot_params(&boot_params, &bz, &plan, &final_map, &args)) {
+        fmt_snprintf(err, sizeof(err), "%u memory map entries, the zero page holds %u",
+                     final_map.nr, BP_E820_MAX_ENTRIES);
+        fail("memory map too large");
+    }
+    print_map("memory map for Linux", &final_map);
+    pr_info("transferring control to Linux at 0x%08x (boot_params 0x%08x)\n", plan.kernel_load,
+            sym_addr(&boot_params));
+    linux_enter(plan.kernel_load, sym_addr(&boot_params));
+}
+
+void vtboot_main(uint32_t magic, uint32_t info)
+{
+    static struct options_diag diag;
+    static struct mem_range own[2];
+
+    options_defaults(&opts);
+    setup_console();
+    printk_set_memlog(memlog_init(memlog_staging, sizeof(memlog_staging)));
+
+    int parse_failed = bootinfo_parse(magic, info, &bi, err, sizeof(err));
+    if (!parse_failed) {
+        options_parse(&opts, bi.cmdline, &diag);
+        setup_console();
+        printk_set_loglvl(opts.loglvl);
+        if (!opts.log_memory)
+            printk_set_memlog(0);
+    }
+    pr_info("*********************** vtboot ***********************\n");
+    pr_info("   version %s, tboot-compatible measured launch\n", VTBOOT_VERSION);
+    pr_info("******************************************************\n");
+    if (parse_failed) {
+        platform_init(0);
+        fail("bad boot information");
+    }
+    pr_info("command line: %s\n", bi.cmdline);
+    for (unsigned i = 0; i < diag.n; i++)
+        pr_warn("%s\n", diag.msg[i]);
+    pr_info("loader: %s (multiboot%u)\n", bi.loader_name[0] ? bi.loader_name : "unnamed",
+            bi.protocol == BOOT_MULTIBOOT2 ? 2 : 1);
+
+    if (bi.rsdp_len)
+        memcpy(rsdp_copy, bi.rsdp, bi.rsdp_len);
+    platform_init(bi.rsdp_len ? sym_addr(rsdp_copy) : 0);
+    print_map("memory map from the loader", &bi.mmap);
+
+    unsigned nown = vtboot_ranges(own);
+    check_modules(own, nown);
+    build_final_map(own, nown);
+    if (opts.log_memory) {
+        printk_set_memlog(memlog_move(printk_memlog(), phys_map(TBOOT_LOG_ADDR, TBOOT_LOG_SIZE),
+                                      TBOOT_LOG_SIZE));
+        pr_info("memory log at 0x%x (0x%x bytes), reserved\n", TBOOT_LOG_ADDR, TBOOT_LOG_SIZE);
+    }
+    load_linux(own, nown);
+}

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What happens when Linux calls shutdown_entry (arch/x86/kernel/tboot.c: tboot_shutdown):
+ * reboot, power off and halt end the machine; an offlined CPU parks; sleep states are not yet
+ * supported and halt cleanly.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "abi/tboot_shared.h"
+#include "arch/x86/io.h"
+#include "drivers/acpi_pm.h"
+#include "layout.h"
+#include "log/printk.h"
+#include "platform.h"
+#include "tboot/shared_page.h"
+
+void shutdown_handler(uint32_t apic_id) __attribute__((noreturn));
+
+static bool gas_usable(const struct tboot_acpi_gas *g)
+{
+    if (!g->address)
+        return false;
+    if (g->bit_width != 8 && g->bit_width != 16 && g->bit_width != 32)
+        return false;
+    if (g->space_id == ACPI_GAS_IO)
+        return g->address <= 0xffff;
+    return g->space_id == ACPI_GAS_MEMORY && g->address < 0x100000000ull;
+}
+
+static struct acpi_gas to_acpi_gas(const struct tboot_acpi_gas *g)
+{
+    return (struct acpi_gas){ g->space_id, g->bit_width, g->bit_offset, g->access_width,
+                              g->address };
+}
+
+/* S4/S5 with the PM1 values the kernel computed (SLP_TYP | SLP_EN already set). */
+__attribute__((noreturn)) static void sleep_as_kernel_asked(const struct tboot_acpi_sleep_info *s)
+{
+    if (!gas_usable(&s->pm1a_cnt_blk)) {
+        pr_err("shutdown: the kernel's PM1a_CNT (space %u, width %u, 0x%llx) is unusable; "
+               "powering off from the FADT\n", s->pm1a_cnt_blk.space_id,
+               s->pm1a_cnt_blk.bit_width, (unsigned long long)s->pm1a_cnt_blk.address);
+        platform_poweroff();
+    }
+    struct acpi_gas a = to_acpi_gas(&s->pm1a_cnt_blk);
+    struct acpi_gas b = { 0 };
+    if (gas_usable(&s->pm1b_cnt_blk))
+        b = to_acpi_gas(&s->pm1b_cnt_blk);
+    acpi_pm1_sleep(&a, &b, s->pm1a_cnt_val, s->pm1b_cnt_val);
+    pr_err("shutdown: the platform did not power off\n");
+    platform_halt_silently();
+}
+
+void shutdown_handler(uint32_t apic_id)
+{
+    struct tboot_shared *sp = (struct tboot_shared *)_shared_page;
+
+    if (!shared_page_valid(sp)) {
+        pr_err("shutdown_entry on CPU %u: the shared page at 0x%08x lost its UUID\n", apic_id,
+               sym_addr(sp));
+        platform_halt("shared page corrupted");
+    }
+    uint32_t type = sp->shutdown_type;
+    if (type == TB_SHUTDOWN_WFS) {
+        __atomic_fetch_add(&sp->num_in_wfs, 1, __ATOMIC_SEQ_CST);
+        pr_info("shutdown_entry: CPU %u parks in wait-for-SIPI\n", apic_id);
+        platform_halt_silently();    /* INIT-SIPI-SIPI from the kernel restarts it */
+    }
+    pr_info("shutdown_entry: %s (type %u) on CPU %u\n", shutdown_type_name(type), type, apic_id);
+    switch (type) {
+    case TB_SHUTDOWN_REBOOT:
+        platform_reboot();
+    case TB_SHUTDOWN_S5:
+    case TB_SHUTDOWN_S4:
+        sleep_as_kernel_asked(&sp->acpi_sinfo);
+    case TB_SHUTDOWN_HALT:
+        pr_info("halted; powering the machine off\n");
+        platform_poweroff();
+    case TB_SHUTDOWN_S3:
+        platform_halt("S3 is not supported yet");
+    default:
+        pr_err("shutdown_entry: unknown shutdown_type %u\n", type);
+        platform_halt("unknown shutdown type");
+    }
+}

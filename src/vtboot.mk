@@ -1,0 +1,42 @@
+# The pre-kernel: freestanding 32-bit C, linked at its tboot-like address (src/arch/x86/vtboot.ld).
+# Pure sources (parsers, builders, decisions) also build for the host: see tests/tests.mk.
+
+VTBOOT_PURE_SRCS := $(sort $(wildcard src/lib/*.c src/log/*.c src/boot/*.c src/mem/*.c \
+                      src/linux/*.c src/tboot/*.c src/acpi/*.c src/tpm/*.c))
+VTBOOT_PURE_SRCS := $(filter-out src/lib/libgcc.c,$(VTBOOT_PURE_SRCS))
+VTBOOT_HW_SRCS   := $(sort $(wildcard src/*.c src/drivers/*.c src/arch/x86/*.c)) src/lib/libgcc.c
+VTBOOT_ASM_SRCS  := $(sort $(wildcard src/arch/x86/*.S))
+
+VTBOOT_VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+VTBOOT_OBJDIR  := $(OUT)/obj/vtboot
+VTBOOT_CFLAGS  := -m32 -march=i686 -std=gnu11 -O2 -g -ffreestanding -fno-pic -fno-pie \
+                  -fno-stack-protector -mgeneral-regs-only -fno-asynchronous-unwind-tables \
+                  -fno-tree-loop-distribute-patterns -fno-strict-aliasing -fno-common \
+                  -Wall -Wextra -Werror -Wno-address-of-packed-member -Iinclude -Isrc \
+                  -DVTBOOT_VERSION='"$(VTBOOT_VERSION)"'
+VTBOOT_LDFLAGS := -m32 -nostdlib -static -no-pie -Wl,--build-id=none -Wl,-T,src/arch/x86/vtboot.ld \
+                  -Wl,-z,noexecstack -Wl,--no-warn-rwx-segments
+
+VTBOOT_OBJS := $(patsubst src/%.c,$(VTBOOT_OBJDIR)/%.o,$(VTBOOT_PURE_SRCS) $(VTBOOT_HW_SRCS)) \
+               $(patsubst src/%.S,$(VTBOOT_OBJDIR)/%.o,$(VTBOOT_ASM_SRCS))
+
+BUILD += $(OUT)/vtboot $(OUT)/vtboot.gz
+
+$(VTBOOT_OBJDIR)/%.o: src/%.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	@$(CC) $(VTBOOT_CFLAGS) -MMD -MP -c $< -o $@
+
+$(VTBOOT_OBJDIR)/%.o: src/%.S
+	@mkdir -p $(dir $@)
+	@echo "  AS      $<"
+	@$(CC) $(VTBOOT_CFLAGS) -D__ASSEMBLY__ -MMD -MP -c $< -o $@
+
+$(OUT)/vtboot: $(VTBOOT_OBJS) src/arch/x86/vtboot.ld
+	@echo "  LD      $@"
+	@$(CC) $(VTBOOT_LDFLAGS) -o $@ $(VTBOOT_OBJS)
+
+$(OUT)/vtboot.gz: $(OUT)/vtboot
+	gzip -9 -n -c $< > $@
+
+-include $(VTBOOT_OBJS:.o=.d)
