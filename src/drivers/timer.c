@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+#include "arch/x86/io.h"
+#include "drivers/timer.h"
+#include "log/printk.h"
+
+#define PIT_HZ 1193182u
+#define CALIBRATE_MS 10u
+#define PIT_CH2_DATA 0x42
+#define PIT_CMD 0x43
+#define PORT_61 0x61
+
+static uint64_t tsc_per_us = 1000;   /* a guess until calibrated: 1 GHz */
+
+void timer_init(void)
+{
+    uint32_t count = PIT_HZ * CALIBRATE_MS / 1000;
+
+    /* gate channel 2 on, speaker off, one-shot countdown */
+    outb(PORT_61, (uint8_t)((inb(PORT_61) & ~0x02) | 0x01));
+    outb(PIT_CMD, 0xb0);             /* channel 2, lobyte/hibyte, mode 0 */
+    outb(PIT_CH2_DATA, (uint8_t)count);
+    outb(PIT_CH2_DATA, (uint8_t)(count >> 8));
+    uint64_t start = rdtsc();
+    uint32_t spins = 0;
+    while (!(inb(PORT_61) & 0x20) && ++spins < 100000000u)
+        ;
+    uint64_t ticks = rdtsc() - start;
+    if (!(inb(PORT_61) & 0x20) || ticks < CALIBRATE_MS * 1000u) {
+        pr_warn("timer: PIT calibration failed; assuming a 1 GHz TSC\n");
+        return;
+    }
+    tsc_per_us = ticks / (CALIBRATE_MS * 1000u);
+    pr_detail("timer: TSC at %llu MHz\n", (unsigned long long)tsc_per_us);
+}
+
+uint64_t timer_now_us(void)
+{
+    return rdtsc() / tsc_per_us;
+}
+
+void timer_delay_us(uint32_t us)
+{
+    uint64_t end = timer_now_us() + us;
+    while (timer_now_us() < end)
+        cpu_relax();
+}
