@@ -11,10 +11,11 @@ int e820_append(struct e820_map *m, uint64_t addr, uint64_t size, uint32_t type)
     return 0;
 }
 
-static uint32_t type_rank(uint32_t type)
+static uint64_t type_rank(uint32_t type)
 {
-    /* RAM is the weakest claim; any other type (even an unknown one) keeps its range. */
-    return type == E820_TYPE_RAM ? 0 : type;
+    /* RAM is the weakest claim; any other type (even an unknown one, even 0) keeps its range,
+     * and ranks are unique, so the result does not depend on the order of the entries. */
+    return type == E820_TYPE_RAM ? 0 : (uint64_t)type + 1;
 }
 
 /*
