@@ -72,9 +72,15 @@ int e820_sanitize(struct e820_map *m)
 
 int e820_set_range(struct e820_map *m, uint64_t addr, uint64_t size, uint32_t type)
 {
+    unsigned nr = m->nr;
+
     if (e820_append(m, addr, size, type))
         return -1;
-    return e820_sanitize(m);
+    if (e820_sanitize(m)) {
+        m->nr = nr;                  /* sanitize left the map alone: drop the raw entry */
+        return -1;
+    }
+    return 0;
 }
 
 bool e820_range_is(const struct e820_map *m, uint64_t addr, uint64_t size, uint32_t type)
