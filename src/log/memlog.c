@@ -28,9 +28,12 @@ size_t memlog_append(struct tboot_log *log, const char *text, size_t len)
     if (log->curr_pos > limit)
         return 0;
     if (len > limit - log->curr_pos) {
-        memcpy(log->buf + log->curr_pos, full_note, NOTE_LEN);
-        log->curr_pos = (uint16_t)(log->curr_pos + NOTE_LEN);
-        return 0;
+        /* keep what fits, then the note: curr_pos ends at max_size, so the log is full */
+        size_t part = limit - log->curr_pos;
+        memcpy(log->buf + log->curr_pos, text, part);
+        memcpy(log->buf + limit, full_note, NOTE_LEN);
+        log->curr_pos = log->max_size;
+        return part;
     }
     memcpy(log->buf + log->curr_pos, text, len);
     log->curr_pos = (uint16_t)(log->curr_pos + len);
