@@ -136,7 +136,7 @@ int fmt_vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
             else if (lng == 1)
                 sv = va_arg(ap, long);
             else if (lng == 3)
-                sv = (long long)va_arg(ap, size_t);
+                sv = va_arg(ap, ptrdiff_t);  /* the signed size_t: %zd of -1 is -1 on i686 too */
             else
                 sv = va_arg(ap, int);
             if (lng == -1)
@@ -150,8 +150,6 @@ int fmt_vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
         case 'p':
             v = (uintptr_t)va_arg(ap, void *);
             hex = true;
-            put(&o, '0');
-            put(&o, 'x');
             break;
         case 'u':
         case 'x':
@@ -177,15 +175,22 @@ int fmt_vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
                 put(&o, *start++);
             continue;
         }
+        /* sign or 0x, zeros up to the precision, digits; the width counts all of them */
+        const char *prefix = conv == 'p' ? "0x" : neg ? "-" : "";
+        int plen = (int)strlen(prefix);
         char tmp[24];
-        int n = digits(tmp, v, hex, upper);
-        int len = n + (neg ? 1 : 0);
+        int n = prec == 0 && v == 0 && conv != 'p' ? 0 : digits(tmp, v, hex, upper);
+        int zeros = prec > n ? prec - n : 0;
+        int len = plen + zeros + n;
+        if (prec >= 0)
+            zero = false;            /* C11 7.21.6.1: with a precision, '0' is ignored */
         if (!left && !zero)
             pad(&o, ' ', width - len);
-        if (neg)
-            put(&o, '-');
+        for (int i = 0; i < plen; i++)
+            put(&o, prefix[i]);
         if (!left && zero)
             pad(&o, '0', width - len);
+        pad(&o, '0', zeros);
         while (n)
             put(&o, tmp[--n]);
         if (left)
