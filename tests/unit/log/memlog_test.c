@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: MIT */
+/* The memory log in tboot's tboot_log_t layout, as txt-stat reads it. */
+#include "test_common.h"
+
+#include "log/memlog.h"
+
+static const uint8_t uuid[16] = { 0x26, 0x25, 0x19, 0xc0, 0x30, 0x6b, 0xb4, 0x4d,
+                                  0x4c, 0x84, 0xa3, 0xe9, 0x53, 0xb8, 0x81, 0x74 };
+static const char note[] = "\n[vtboot: memory log full, later lines are on serial only]\n";
+#define NOTE (sizeof(note) - 1)
+
+static uint8_t mem[0x8000];
+
+static void header_layout(void **state)
+{
+    (void)state;
+    memset(mem, 0xee, sizeof(mem));
+    struct tboot_log *log = memlog_init(mem, 0x8000);
+    assert_ptr_equal(log, mem);
+    assert_memory_equal(mem, uuid, 16);
+    assert_int_equal(get16(mem, 16), 32706);     /* max_size = 0x8000 - sizeof(tboot_log_t) */
+    assert_int_equal(get16(mem, 18), 0);         /* curr_pos */
+    for (unsigned i = 20; i < 60; i++)           /* zip_pos[10], zip_size[10] */
+        assert_int_equal(mem[i], 0);
+    assert_int_equal(mem[60], 0);                /* zip_count */
+    assert_int_equal(mem[62], 0xee);             /* the text is not cleared (buf[0] is padding) */
+
+    assert_int_equal(memlog_append(log, "vtboot: hello\n", 14), 14);
+    assert_int_equal(get16(mem, 18), 14);
+    assert_memory_equal(mem + 61, "vtboot: hello\n", 14);
+    assert_int_equal(memlog_append(log, "second", 6), 6);
+    assert_int_equal(get16(mem, 18), 20);
+    assert_memory_equal(mem + 61, "vtboot: hello\nsecond", 20);
+    assert_int_equal(memlog_append(log, "", 0), 0);
+    assert_int_equal(get16(mem, 18), 20);
+    assert_int_equal(get16(mem, 16), 32706);
+}
+
+static void capacity(void **state)
+{
+    (void)state;
+    memlog_init(mem, 62 + 64);
+    assert_int_equal(get16(mem, 16), 64);
+    static uint8_t big[0x20000];
+    memlog_init(big, sizeof(big));
+    assert_int_equal(get16(big, 16), 0xffff);    /* u16: capped */
+}
+
+/* Ordinary text stops NOTE bytes before the end; then the note, then nothing. */
+static void full_log(void **state)
+{
+    (void)state;
+    struct tboot_log *log = memlog_init(mem, 0x8000);
+    const unsigned max = 32706, limit = max - NOTE;
+    char line[100];
+    memset(line, 'x', sizeof(line));
+    unsigned pos = 0;
+    while (pos + 100 <= limit) {
+        assert_int_equal(memlog_append(log, line, 100), 100);
+        pos += 100;
+    }
+    assert_int_equal(get16(mem, 18), pos);
+    /* exactly to the limit still fits as text */
+    unsigned rest = limit - pos;
+    assert_int_equal(memlog_append(log, line, rest), rest);
+    assert_int_equal(get16(mem, 18), limit);
+    /* one more byte: the note */
+    assert_int_equal(memlog_append(log, "y", 1), 0);
+    assert_int_equal(get16(mem, 18), max);
+    assert_memory_equal(mem + 61 + limit, note, NOTE);
+    /* and nothing after it, ever */
+    assert_int_equal(memlog_append(log, "z", 1), 0);
+    assert_int_equal(memlog_append(log, "", 0), 0);
+    assert_int_equal(get16(mem, 18), max);
+    assert_memory_equal(mem + 61 + max - NOTE, note, NOTE);
+    assert_int_equal(memcmp(mem + 61, line, 100), 0);
+}
+
+/* A chunk that does not fit while there is still room: the log is full after it. */
+static void full_log_big_chunk(void **state)
+{
+    (void)state;
+    struct tboot_log *log = memlog_init(mem, 62 + 200);
+    const unsigned max = 200, limit = max - NOTE;    /* 141 bytes of text */
+    char text[200];
+    for (unsigned i = 0; i < sizeof(text); i++)
+        text[i] = (char)('a' + i % 26);
+    assert_int_equal(memlog_append(log, text, 20), 20);
+    /* 130 bytes, 121 fit: they are kept, then the note */
+    assert_int_equal(memlog_append(log, text + 20, 130), limit - 20);
+    assert_int_equal(get16(mem, 18), max);
+    assert_memory_equal(mem + 61, text, limit);
+    assert_memory_equal(mem + 61 + limit, note, NOTE);
+    /* a line that would have fit after the dropped one is dropped too */
+    assert_int_equal(memlog_append(log, "ok\n", 3), 0);
+    assert_int_equal(get16(mem, 18), max);
+    assert_memory_equal(mem + 61 + limit, note, NOTE);
+
+    /* the same from an empty log */
+    log = memlog_init(mem, 62 + 200);
+    assert_int_equal(memlog_append(log, text, 200), limit);
+    assert_int_equal(get16(mem, 18), max);
+    assert_int_equal(memlog_append(log, "ok\n", 3), 0);
+    assert_int_equal(get16(mem, 18), max);
+}
+
+static void move(void **state)
+{
+    (void)state;
+    static uint8_t from[0x8000], to[0x8000];
+    struct tboot_log *log = memlog_init(from, sizeof(from));
+    memlog_append(log, "moved text\n", 11);
+    memset(to, 0x77, sizeof(to));
+    assert_null(memlog_move(log, to, 0x8000 - 1));
+    assert_int_equal(to[0], 0x77);
+    struct tboot_log *n = memlog_move(log, to, 0x8000);
+    assert_ptr_equal(n, to);
+    assert_memory_equal(to, uuid, 16);
+    assert_int_equal(get16(to, 16), 32706);
+    assert_int_equal(get16(to, 18), 11);
+    assert_memory_equal(to + 61, "moved text\n", 11);
+    assert_int_equal(to[62 + 11], 0x77);         /* only the used part (and padding) is copied */
+    /* it keeps working at the new place */
+    assert_int_equal(memlog_append(n, "more", 4), 4);
+    assert_memory_equal(to + 61, "moved text\nmore", 15);
+    /* an overlapping move (into a bigger buffer starting inside) */
+    static uint8_t big[0x10000];
+    log = memlog_init(big, 0x8000);
+    memlog_append(log, "overlap", 7);
+    n = memlog_move(log, big + 16, 0x8000);
+    assert_memory_equal(big + 16, uuid, 16);
+    assert_memory_equal(big + 16 + 61, "overlap", 7);
+    assert_int_equal(get16(big + 16, 18), 7);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(header_layout),
+        cmocka_unit_test(capacity),
+        cmocka_unit_test(full_log),
+        cmocka_unit_test(full_log_big_chunk),
+        cmocka_unit_test(move),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
