@@ -12,6 +12,7 @@
 #include "boot/bootinfo.h"
 #include "boot/options.h"
 #include "drivers/uart.h"
+#include "launch.h"
 #include "layout.h"
 #include "lib/format.h"
 #include "lib/phys.h"
@@ -131,10 +132,12 @@ static void build_final_map(const struct mem_range *own, unsigned nown)
     }
 }
 
-__attribute__((noreturn)) static void load_linux(const struct mem_range *own, unsigned nown)
+static struct bzimage bz;
+static struct linux_plan plan;
+
+/* Validates the kernel and plans where everything goes, before anything is measured. */
+static void plan_linux(const struct mem_range *own, unsigned nown)
 {
-    static struct bzimage bz;
-    static struct linux_plan plan;
     static struct mem_range busy[BOOT_MAX_MODULES + 4];
     unsigned nbusy = 0;
 
@@ -164,7 +167,6 @@ __attribute__((noreturn)) static void load_linux(const struct mem_range *own, un
     for (unsigned i = 0; i < bi.nr_modules; i++)
         busy[nbusy++] = (struct mem_range){ bi.modules[i].start,
                                             bi.modules[i].end - bi.modules[i].start, "a module" };
-
     const struct boot_module *initrd = bi.nr_modules > 1 ? &bi.modules[1] : 0;
     uint32_t initrd_size = initrd ? initrd->end - initrd->start : 0;
     if (initrd && initrd_size == 0)
@@ -172,31 +174,29 @@ __attribute__((noreturn)) static void load_linux(const struct mem_range *own, un
     if (linux_plan(&bz, &final_map, busy, nbusy, initrd ? initrd->start : 0, initrd_size, &plan,
                    err, sizeof(err)))
         fail("no room for Linux");
+}
+
+/* Copies kernel and initrd to their planned places, builds the zero page and jumps. */
+__attribute__((noreturn)) static void start_linux(void)
+{
+    const struct boot_module *km = &bi.modules[0];
+    const uint8_t *image = phys_map(km->start, km->end - km->start);
 
     /* Destinations avoid every module, so no copy overwrites a source. */
     memmove((void *)(uintptr_t)plan.kernel_load, image + bz.pm_offset, bz.pm_size);
     pr_info("Linux kernel at 0x%08x - 0x%08x (decompresses into 0x%08x - 0x%08x)\n",
             plan.kernel_load, plan.kernel_load + bz.pm_size, plan.kernel_mem,
             plan.kernel_mem + bz.init_size);
-    if (initrd_size) {
+    if (plan.initrd_size) {
+        const struct boot_module *initrd = &bi.modules[1];
         if (plan.initrd_addr != initrd->start)
             memmove((void *)(uintptr_t)plan.initrd_addr, (const void *)(uintptr_t)initrd->start,
-                    initrd_size);
-        pr_info("initrd at 0x%08x - 0x%08x%s\n", plan.initrd_addr, plan.initrd_addr + initrd_size,
+                    plan.initrd_size);
+        pr_info("initrd at 0x%08x - 0x%08x%s\n", plan.initrd_addr,
+                plan.initrd_addr + plan.initrd_size,
                 plan.initrd_addr != initrd->start ? " (moved)" : "");
     }
     pr_info("Linux command line: '%s'\n", kernel_cmdline);
-
-    struct shared_page_args sp = {
-        .log_addr = opts.log_memory ? TBOOT_LOG_ADDR : 0,
-        .shutdown_entry = sym_addr(shutdown_entry),
-        .tboot_base = sym_addr(_region_start),
-        .tboot_size = sym_addr(_end) - sym_addr(_region_start),
-    };
-    shared_page_init(_shared_page, &sp);
-    pr_info("tboot shared page at 0x%08x: version %u, log_addr 0x%x, shutdown_entry 0x%08x, "
-            "tboot_base 0x%08x, tboot_size 0x%x\n", sym_addr(_shared_page),
-            TBOOT_SHARED_VERSION, sp.log_addr, sp.shutdown_entry, sp.tboot_base, sp.tboot_size);
 
     struct linux_boot_args args = {
         .cmdline_addr = sym_addr(kernel_cmdline),
@@ -214,10 +214,25 @@ __attribute__((noreturn)) static void load_linux(const struct mem_range *own, un
     linux_enter(plan.kernel_load, sym_addr(&boot_params));
 }
 
+static void init_shared_page(void)
+{
+    struct shared_page_args sp = {
+        .log_addr = opts.log_memory ? TBOOT_LOG_ADDR : 0,
+        .shutdown_entry = sym_addr(shutdown_entry),
+        .tboot_base = sym_addr(_region_start),
+        .tboot_size = sym_addr(_end) - sym_addr(_region_start),
+    };
+    shared_page_init(_shared_page, &sp);
+    pr_info("tboot shared page at 0x%08x: version %u, log_addr 0x%x, shutdown_entry 0x%08x, "
+            "tboot_base 0x%08x, tboot_size 0x%x\n", sym_addr(_shared_page),
+            TBOOT_SHARED_VERSION, sp.log_addr, sp.shutdown_entry, sp.tboot_base, sp.tboot_size);
+}
+
 void vtboot_main(uint32_t magic, uint32_t info)
 {
     static struct options_diag diag;
     static struct mem_range own[2];
+    static struct launch_state launch;
 
     options_defaults(&opts);
     setup_console();
@@ -257,5 +272,8 @@ void vtboot_main(uint32_t magic, uint32_t info)
                                       TBOOT_LOG_SIZE));
         pr_info("memory log at 0x%x (0x%x bytes), reserved\n", TBOOT_LOG_ADDR, TBOOT_LOG_SIZE);
     }
-    load_linux(own, nown);
+    plan_linux(own, nown);
+    init_shared_page();
+    measured_launch(&bi, &opts, &launch);
+    start_linux();
 }

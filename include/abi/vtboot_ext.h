@@ -34,7 +34,7 @@ struct vtboot_ext {
     uint32_t evtlog_size;            /* bytes reserved for it */
     uint32_t evtlog_used;            /* bytes written so far */
     uint32_t memlog_addr;            /* tboot memory log (= struct tboot.log_addr) */
-    uint32_t reserved[9];
+    uint32_t reserved[5];
 } __attribute__((packed));
 
 _Static_assert(sizeof(struct vtboot_ext) == 0x40, "vtboot_ext size");

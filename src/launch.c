@@ -1,0 +1,314 @@
+/* SPDX-License-Identifier: MIT */
+#include "abi/tcg_eventlog.h"
+#include "abi/vtboot_ext.h"
+#include "crypto/hash.h"
+#include "drivers/timer.h"
+#include "drivers/tis.h"
+#include "drivers/vsenter.h"
+#include "launch.h"
+#include "layout.h"
+#include "lib/format.h"
+#include "lib/string.h"
+#include "log/printk.h"
+#include "platform.h"
+#include "tboot/measure.h"
+#include "tboot/policy.h"
+#include "tpm/eventlog.h"
+#include "tpm/tpm2.h"
+
+#define LAUNCH_LOCALITY 2u           /* tboot measures at locality 2 after SENTER */
+
+/* Written before the launch and measured with the MLE, as tboot keeps its command line in
+ * .text: the options vtboot ran with are part of PCR 17. */
+char mle_cmdline[BOOT_CMDLINE_MAX] __attribute__((section(".mle.data")));
+
+static struct tis tis;
+static struct tpm2 tpm = { .transmit = tis_transmit, .ctx = &tis };
+static struct tpm_banks banks;
+static struct tb_policy policy;
+static struct launch_measurements lm;
+static struct event_log evlog;
+static uint8_t nv_buf[TB_POLICY_MAX_SIZE];
+static bool pcrs_extended;
+
+static struct vtboot_ext *ext(void)
+{
+    return (struct vtboot_ext *)(_shared_page + VTBOOT_EXT_OFFSET);
+}
+
+static void ext_init(void)
+{
+    static const uint8_t uuid[16] = VTBOOT_EXT_UUID_BYTES;
+    struct vtboot_ext *x = ext();
+    memset(x, 0, sizeof(*x));
+    memcpy(x->uuid, uuid, sizeof(uuid));
+    x->version = VTBOOT_EXT_VERSION;
+    x->size = sizeof(*x);
+}
+
+static void print_digests(const char *what, const struct tpm_digest_list *d)
+{
+    for (unsigned i = 0; i < d->count; i++) {
+        char hex[2 * TPM2_MAX_DIGEST + 1];
+        unsigned n = tpm2_digest_size(d->d[i].alg);
+        for (unsigned b = 0; b < n; b++)
+            fmt_snprintf(hex + 2 * b, 3, "%02x", d->d[i].bytes[b]);
+        pr_info("  %s %s: %s\n", what, tpm2_alg_name(d->d[i].alg), hex);
+    }
+}
+
+static int log_event(uint32_t pcr, uint32_t type, const struct tpm_digest_list *d,
+                     const char *what)
+{
+    if (evlog_append(&evlog, pcr, type, d, what, (uint32_t)strlen(what))) {
+        pr_err("event log full (%u bytes); event for PCR %u not logged\n", evlog.cap, pcr);
+        return -1;
+    }
+    ext()->evtlog_used = evlog.used;
+    return 0;
+}
+
+/* Applies the policy to an error; returns the action (continue or unmeasured launch). */
+static enum tb_action apply_policy(enum tb_error e)
+{
+    enum tb_action a = tb_policy_action(policy.type, e);
+    if (e == TB_ERR_NONE)
+        return a;
+    printk(a == TB_ACT_CONTINUE ? LOG_WARN : LOG_ERR, "%s: the %s policy says %s\n",
+           tb_error_name(e), tb_policy_type_name(policy.type), tb_action_name(a));
+    if (a == TB_ACT_HALT) {
+        launch_cap_pcrs("policy halt");
+        tis_release_locality(&tis);
+        platform_halt(tb_error_name(e));
+    }
+    return a;
+}
+
+static bool find_tpm(struct launch_state *st)
+{
+    if (!tis_probe(&tis, tpm.err, sizeof(tpm.err)) ||
+        !tis_request_locality(&tis, LAUNCH_LOCALITY, tpm.err, sizeof(tpm.err))) {
+        pr_err("TPM: %s\n", tpm.err);
+        return false;
+    }
+    int rc = tpm2_startup(&tpm, TPM2_SU_CLEAR);
+    if (rc && rc != (int)TPM2_RC_INITIALIZE) {
+        pr_err("TPM: %s\n", tpm.err);
+        return false;
+    }
+    if (tpm2_get_pcr_banks(&tpm, &banks) || banks.count == 0) {
+        pr_err("TPM: no usable PCR bank (%s)\n", banks.count ? tpm.err : "none of SHA-1/256/384/512");
+        return false;
+    }
+    st->tpm = true;
+    pr_info("TPM 2.0 (DID/VID 0x%08x) at locality %u, %u PCR bank(s):", tis.did_vid,
+            LAUNCH_LOCALITY, banks.count);
+    for (unsigned i = 0; i < banks.count; i++)
+        printk(LOG_INFO, " %s", tpm2_alg_name(banks.alg[i]));
+    printk(LOG_INFO, "\n");
+    return true;
+}
+
+/* The policy from NV index 0x01200001, else tboot's default (tboot's set_policy). */
+static void read_policy(struct launch_state *st)
+{
+    uint32_t attrs;
+    uint16_t size;
+    char err[128];
+
+    int rc = tpm2_nv_read_public(&tpm, TB_POLICY_NV_INDEX_TPM2, &attrs, &size);
+    if (rc == 0 && (attrs & TPMA_NV_PPWRITE)) {
+        pr_err("policy: NV index 0x%08x is platform-writable (PPWRITE), not trusted\n",
+               TB_POLICY_NV_INDEX_TPM2);
+    } else if (rc == 0) {
+        if (size > sizeof(nv_buf)) {
+            pr_warn("policy: NV index holds %u bytes, reading the first %u\n", size,
+                    (unsigned)sizeof(nv_buf));
+            size = sizeof(nv_buf);
+        }
+        rc = tpm2_nv_read(&tpm, TB_POLICY_NV_INDEX_TPM2, nv_buf, size);
+        if (rc)
+            pr_err("policy: %s\n", tpm.err);
+        else if (tb_policy_parse(nv_buf, size, &policy, err, sizeof(err)))
+            pr_err("policy in NV index 0x%08x is invalid: %s\n", TB_POLICY_NV_INDEX_TPM2, err);
+        else {
+            st->policy_from_nv = true;
+            pr_info("policy: %u bytes from NV index 0x%08x: type %s, hash %s, control 0x%x, "
+                    "%u entries\n", policy.size, TB_POLICY_NV_INDEX_TPM2,
+                    tb_policy_type_name(policy.type), tpm2_alg_name(policy.hash_alg),
+                    policy.control, policy.nr_entries);
+            return;
+        }
+    } else {
+        pr_info("policy: no policy in NV index 0x%08x (%s)\n", TB_POLICY_NV_INDEX_TPM2, tpm.err);
+    }
+    tb_policy_default(&policy);
+    pr_warn("policy: using tboot's default policy (nonfatal, every module into PCR 17)\n");
+    apply_policy(TB_ERR_POLICY_NOT_PRESENT);
+}
+
+/* H(0^n || H(MLE)) in every bank: what the dynamic launch leaves in PCR 17. */
+static void expected_pcr17(struct tpm_digest_list *mle, struct tpm_digest_list *pcr17)
+{
+    uint32_t size = sym_addr(_mle_end) - sym_addr(_mle_start);
+    mle->count = pcr17->count = banks.count;
+    for (unsigned i = 0; i < banks.count; i++) {
+        uint16_t alg = banks.alg[i];
+        mle->d[i].alg = pcr17->d[i].alg = alg;
+        hash_buffer(alg, _mle_start, size, mle->d[i].bytes);
+        memset(pcr17->d[i].bytes, 0, sizeof(pcr17->d[i].bytes));
+        hash_extend(alg, pcr17->d[i].bytes, mle->d[i].bytes);
+    }
+}
+
+static bool dynamic_launch(void)
+{
+    static struct tpm_digest_list mle, want, got;
+    char reply[96];
+    uint32_t base = sym_addr(_mle_start), size = sym_addr(_mle_end) - base;
+
+    pr_info("requesting the dynamic launch (virtual SENTER) of MLE 0x%08x+0x%x\n", base, size);
+    enum vsenter_result r = vsenter_launch(base, size, reply, sizeof(reply));
+    if (r != VSENTER_DONE) {
+        pr_err("NO DYNAMIC LAUNCH: %s%s%s\n",
+               r == VSENTER_ABSENT ? "no virtual SENTER channel (platform without TXT)"
+               : r == VSENTER_REFUSED ? "the host refused: " : "the host did not answer",
+               r == VSENTER_REFUSED ? reply : "", "");
+        return false;
+    }
+    expected_pcr17(&mle, &want);
+    if (tpm2_pcr_read(&tpm, 17, &banks, &got)) {
+        pr_err("NO DYNAMIC LAUNCH: reading PCR 17: %s\n", tpm.err);
+        return false;
+    }
+    for (unsigned i = 0; i < banks.count; i++) {
+        if (memcmp(got.d[i].bytes, want.d[i].bytes, tpm2_digest_size(banks.alg[i]))) {
+            print_digests("PCR 17 expected", &want);
+            print_digests("PCR 17 found", &got);
+            pr_err("PCR 17 does not hold the launch of this MLE\n");
+            apply_policy(TB_ERR_FATAL);
+        }
+    }
+    pr_info("dynamic launch confirmed: PCR 17 = H(0 || H(MLE)) in every bank\n");
+    print_digests("MLE", &mle);
+    return log_event(17, EV_TXT_MLE_HASH, &mle, "vtboot: MLE (virtual SENTER)") == 0;
+}
+
+static void verify_and_extend(const struct boot_info *bi, struct launch_state *st)
+{
+    static struct module_ref mods[BOOT_MAX_MODULES];
+
+    for (unsigned i = 0; i < bi->nr_modules; i++)
+        mods[i] = (struct module_ref){ bi->modules[i].string,
+                                       (const void *)(uintptr_t)bi->modules[i].start,
+                                       bi->modules[i].end - bi->modules[i].start };
+    if (measure_launch(&policy, &banks, PCR_MAP_DA, mods, bi->nr_modules, &lm)) {
+        pr_err("too many measurements (more than %u)\n", VL_MAX);
+        apply_policy(TB_ERR_FATAL);
+    }
+    for (unsigned i = 0; i < lm.nr_modules; i++) {
+        const struct tb_policy_entry *e = tb_policy_find(&policy, i);
+        char hex[2 * TPM2_MAX_DIGEST + 1];
+        for (unsigned b = 0; b < tpm2_digest_size(policy.hash_alg); b++)
+            fmt_snprintf(hex + 2 * b, 3, "%02x", lm.policy_digest[i][b]);
+        switch (lm.verdict[i]) {
+        case MODULE_NOT_IN_POLICY:
+            pr_err("module %u: not in the policy (%s %s)\n", i, tpm2_alg_name(policy.hash_alg), hex);
+            apply_policy(TB_ERR_MODULES_NOT_IN_POLICY);
+            break;
+        case MODULE_ACCEPTED_ANY:
+            pr_info("module %u: accepted, policy allows any hash (%s %s)\n", i,
+                    tpm2_alg_name(policy.hash_alg), hex);
+            break;
+        case MODULE_MATCHED:
+            pr_info("module %u: verified, %s %s matches the policy\n", i,
+                    tpm2_alg_name(policy.hash_alg), hex);
+            break;
+        case MODULE_MISMATCHED:
+            pr_err("module %u: verification FAILED, %s %s is not among the policy's %u hash(es)\n",
+                   i, tpm2_alg_name(policy.hash_alg), hex, e ? e->num_hashes : 0);
+            apply_policy(TB_ERR_MODULE_VERIFICATION_FAILED);
+            break;
+        }
+    }
+    for (unsigned i = 0; i < lm.vl.n; i++) {
+        const struct vl_entry *v = &lm.vl.e[i];
+        int rc = tpm2_pcr_extend(&tpm, v->pcr, &v->digests);
+        if (rc) {
+            pr_err("extending PCR %u: %s\n", v->pcr, tpm.err);
+            apply_policy(TB_ERR_FATAL);
+        }
+        pcrs_extended = true;
+        pr_detail("extended PCR %u: %s\n", v->pcr, v->what);
+        if (log_event(v->pcr, EV_TB_MEASUREMENT, &v->digests, v->what))
+            apply_policy(TB_ERR_FATAL);
+    }
+    st->measured = true;
+    pr_info("measured launch: %u extends into PCRs 17-19, event log at 0x%08x (%u bytes)\n",
+            lm.vl.n, sym_addr(_evtlog_start), evlog.used);
+}
+
+void launch_cap_pcrs(const char *why)
+{
+    static const uint8_t pcrs[] = { 17, 18, 19 };
+    struct tpm_digest_list cap;
+
+    if (!pcrs_extended)
+        return;
+    cap.count = banks.count;
+    for (unsigned i = 0; i < banks.count; i++) {
+        cap.d[i].alg = banks.alg[i];
+        if (tpm2_get_random(&tpm, cap.d[i].bytes, tpm2_digest_size(banks.alg[i])))
+            memset(cap.d[i].bytes, 0xa5, sizeof(cap.d[i].bytes)); /* still not the launch value */
+    }
+    for (unsigned i = 0; i < sizeof(pcrs); i++) {
+        if (tpm2_pcr_extend(&tpm, pcrs[i], &cap))
+            pr_err("capping PCR %u: %s\n", pcrs[i], tpm.err);
+        log_event(pcrs[i], EV_TXT_CAP_VALUE, &cap, "vtboot: cap");
+    }
+    memzero_explicit(&cap, sizeof(cap));
+    pcrs_extended = false;
+    pr_info("capped PCRs 17-19 (%s)\n", why);
+}
+
+void measured_launch(const struct boot_info *bi, const struct vtboot_options *opts,
+                     struct launch_state *st)
+{
+    memset(st, 0, sizeof(*st));
+    strlcpy(mle_cmdline, bi->cmdline, sizeof(mle_cmdline));
+    ext_init();
+    ext()->memlog_addr = opts->log_memory ? TBOOT_LOG_ADDR : 0;
+    tb_policy_default(&policy);      /* judges errors until NV has been read */
+    timer_init();
+
+    if (!find_tpm(st)) {
+        tis_release_locality(&tis);
+        if (apply_policy(TB_ERR_TPM_NOT_READY) == TB_ACT_UNMEASURED_LAUNCH)
+            pr_err("UNMEASURED LAUNCH: no TPM; PCRs untouched, Linux starts without a measured "
+                   "launch\n");
+        return;
+    }
+    ext()->flags |= VTBOOT_EXT_TPM;
+    read_policy(st);
+    if (st->policy_from_nv)
+        ext()->flags |= VTBOOT_EXT_POLICY_NV;
+    if (evlog_init(&evlog, _evtlog_start, sym_addr(_evtlog_end) - sym_addr(_evtlog_start),
+                   &banks) == 0) {
+        ext()->evtlog_addr = sym_addr(_evtlog_start);
+        ext()->evtlog_size = evlog.cap;
+        ext()->evtlog_used = evlog.used;
+    }
+
+    if (!dynamic_launch()) {
+        tis_release_locality(&tis);
+        if (apply_policy(TB_ERR_TXT_NOT_SUPPORTED) == TB_ACT_UNMEASURED_LAUNCH)
+            pr_err("UNMEASURED LAUNCH: PCRs 17-19 untouched, Linux starts without a measured "
+                   "launch\n");
+        return;
+    }
+    st->launched = true;
+    ext()->flags |= VTBOOT_EXT_LAUNCHED;
+    verify_and_extend(bi, st);
+    ext()->flags |= VTBOOT_EXT_MEASURED;
+    tis_release_locality(&tis);
+}
