@@ -1,0 +1,50 @@
+# host/host.mk: the host-side tools (C, run on the build machine).
+#
+#   host/lib/*.c      -> $(OUT)/host/libvthost.a, linked into every tool
+#   host/<tool>/*.c   -> $(BIN)/<tool>, for every directory host/<tool>/ except lib/ and tests/
+#   host/tests/       -> the launcher's own tests (`make host-test`, part of `make test`)
+
+DEPS += gcc make libssl-dev qemu-system-x86 swtpm swtpm-tools grub-pc-bin grub-common \
+        xorriso mtools gzip python3
+
+HOST_CC      ?= gcc
+HOST_CFLAGS  := -std=gnu11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -MMD -MP -Ihost/lib -Iinclude
+HOST_LDLIBS  := -lcrypto
+HOST_OBJDIR  := $(OUT)/host
+HOST_LIB     := $(HOST_OBJDIR)/libvthost.a
+
+HOST_LIB_SRC := $(wildcard host/lib/*.c)
+HOST_LIB_OBJ := $(patsubst host/%.c,$(HOST_OBJDIR)/%.o,$(HOST_LIB_SRC))
+HOST_TOOLS   := $(filter-out lib tests,$(patsubst host/%/,%,$(dir $(wildcard host/*/*.c))))
+HOST_TOOLS   := $(sort $(HOST_TOOLS))
+HOST_BINS    := $(addprefix $(BIN)/,$(HOST_TOOLS))
+
+BUILD += $(HOST_BINS)
+
+$(HOST_OBJDIR)/%.o: host/%.c
+	@mkdir -p $(@D)
+	$(HOST_CC) $(HOST_CFLAGS) -I$(<D) -c -o $@ $<
+
+$(HOST_LIB): $(HOST_LIB_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@
+	ar rcs $@ $^
+
+# One link rule per tool: $(BIN)/<tool> from host/<tool>/*.c
+define HOST_TOOL_RULE
+$(BIN)/$(1): $(patsubst host/%.c,$(HOST_OBJDIR)/%.o,$(wildcard host/$(1)/*.c)) $(HOST_LIB)
+	@mkdir -p $$(@D)
+	$(HOST_CC) -o $$@ $$^ $(HOST_LDLIBS)
+endef
+$(foreach t,$(HOST_TOOLS),$(eval $(call HOST_TOOL_RULE,$(t))))
+
+-include $(HOST_LIB_OBJ:.o=.d) $(foreach t,$(HOST_TOOLS),$(patsubst host/%.c,$(HOST_OBJDIR)/%.d,$(wildcard host/$(t)/*.c)))
+
+# The GRUB boot ISO of the default files (vtboot.gz, bzImage, initrd.img come from the other
+# fragments); `vtboot-qemu --grub` boots it when it is up to date.
+$(OUT)/vtboot.iso: $(BIN)/vtboot-qemu $(OUT)/vtboot.gz $(OUT)/bzImage $(OUT)/initrd.img
+	$(BIN)/vtboot-qemu --make-iso $@
+
+BUILD += $(OUT)/vtboot.iso
+
+include host/tests/tests.mk

@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: MIT */
+#include "boot.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool has_space(const char *s)
+{
+    return strpbrk(s, " \t\n\r\v\f") != NULL;
+}
+
+/* words of cmdline separated by whitespace, joined with one space; with grub_escape each
+ * \, ' and " is preceded by a backslash, as GRUB's grub_create_loader_cmdline() does */
+static char *normalize(const char *cmdline, bool grub_escape)
+{
+    char *out = xmalloc(2 * strlen(cmdline) + 1), *o = out;
+    const char *p = cmdline;
+
+    for (;;) {
+        while (*p && strchr(" \t\n\r\v\f", *p))
+            p++;
+        if (!*p)
+            break;
+        if (o != out)
+            *o++ = ' ';
+        while (*p && !strchr(" \t\n\r\v\f", *p)) {
+            if (grub_escape && strchr("\\'\"", *p))
+                *o++ = '\\';
+            *o++ = *p++;
+        }
+    }
+    *o = 0;
+    return out;
+}
+
+static char *join(const char *a, const char *sep, const char *b)
+{
+    return *b ? xasprintf("%s%s%s", a, sep, b) : xstrdup(a);
+}
+
+int boot_strings(const struct boot *b, enum loader l, struct boot_strings *s, char *err,
+                 size_t errsz)
+{
+    const char *paths[3] = { b->vtboot, b->kernel, b->initrd };
+    int nfiles = (b->initrd && *b->initrd) ? 3 : 2;
+    char *n[3];
+
+    memset(s, 0, sizeof(*s));
+    for (int i = 0; i < nfiles; i++) {
+        const char *base = path_base(paths[i]);
+
+        if (!*base || has_space(base) || !strcmp(base, ".") || !strcmp(base, "..") ||
+            (l != LOADER_QEMU_MB1 && !strcmp(base, "boot"))) {
+            snprintf(err, errsz, "cannot use the file name '%s' (%s) in the guest", base,
+                     paths[i]);
+            return -1;
+        }
+        for (int j = 0; j < i; j++)
+            if (!strcmp(path_base(paths[j]), base)) {
+                snprintf(err, errsz, "%s and %s have the same file name '%s'", paths[j],
+                         paths[i], base);
+                return -1;
+            }
+        s->names[i] = xstrdup(base);
+        n[i] = xstrdup(base);
+    }
+    if (l == LOADER_QEMU_MB1) {
+        s->vtboot_cmdline = xasprintf("%s %s", n[0], b->vtboot_cmdline);
+        s->mods[0] = join(n[1], " ", b->cmdline);
+        s->nmods = 1;
+        if (nfiles == 3)
+            s->mods[s->nmods++] = xstrdup(n[2]);
+    } else {
+        /* GRUB: no file names; escaped words */
+        s->vtboot_cmdline = normalize(b->vtboot_cmdline, true);
+        s->mods[0] = normalize(b->cmdline, true);
+        s->nmods = 1;
+        if (nfiles == 3)
+            s->mods[s->nmods++] = xstrdup("");
+    }
+    for (int i = 0; i < nfiles; i++)
+        free(n[i]);
+    return 0;
+}
+
+void boot_strings_free(struct boot_strings *s)
+{
+    for (int i = 0; i < 1 + BOOT_MODS_MAX; i++)
+        free(s->names[i]);
+    free(s->vtboot_cmdline);
+    for (int i = 0; i < BOOT_MODS_MAX; i++)
+        free(s->mods[i]);
+    memset(s, 0, sizeof(*s));
+}
+
+char *boot_qemu_initrd_arg(const struct boot_strings *s)
+{
+    size_t len = 1;
+    char *out, *o;
+
+    for (int i = 0; i < s->nmods; i++)
+        len += 2 * strlen(s->mods[i]) + 1;
+    o = out = xmalloc(len);
+    for (int i = 0; i < s->nmods; i++) {
+        if (i)
+            *o++ = ',';
+        for (const char *p = s->mods[i]; *p; p++) {
+            *o++ = *p;
+            if (*p == ',')
+                *o++ = ',';
+        }
+    }
+    *o = 0;
+    return out;
+}
+
+const char *boot_qemu_append(const struct boot *b)
+{
+    return b->vtboot_cmdline;
+}
+
+char *boot_grub_word(const char *s)
+{
+    bool plain = *s != 0;
+    size_t n = 3;
+    char *out, *o;
+
+    for (const char *p = s; *p; p++) {
+        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+                    "_.,:/=+@%-", *p))
+            plain = false;
+        n += *p == '\'' ? 4 : 1;
+    }
+    if (plain)
+        return xstrdup(s);
+    /* single quotes: no expansion inside; a ' itself is written as '\'' */
+    o = out = xmalloc(n);
+    *o++ = '\'';
+    for (const char *p = s; *p; p++) {
+        if (*p == '\'') {
+            memcpy(o, "'\\''", 4);
+            o += 4;
+        } else {
+            *o++ = *p;
+        }
+    }
+    *o++ = '\'';
+    *o = 0;
+    return out;
+}
+
+char *boot_grub_args(const char *cmdline)
+{
+    char *norm = normalize(cmdline, false), *out = xstrdup(""), *save = NULL;
+
+    for (char *w = strtok_r(norm, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+        char *q = boot_grub_word(w);
+        char *next = *out ? xasprintf("%s %s", out, q) : xstrdup(q);
+
+        free(q);
+        free(out);
+        out = next;
+    }
+    free(norm);
+    return out;
+}

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the guest's boot loader hands vtboot: its own command line and the module strings.
+ * vtboot measures module strings verbatim (as tboot does), so they must not depend on where
+ * the files live on the host. THE RULE (implemented once, in boot_strings()):
+ *
+ *   Every file is seen under its basename only.
+ *   QEMU -kernel (multiboot1): QEMU runs with its cwd in a directory of symlinks named after
+ *     the basenames, so QEMU itself writes
+ *       vtboot cmdline = "<vtboot basename> <vtboot-cmdline>"   (QEMU always adds the space)
+ *       module 0       = "<kernel basename>" + (" <cmdline>" if the cmdline is not empty)
+ *       module 1       = "<initrd basename>"
+ *     and -initrd gets those module strings joined by ',' with every ',' doubled.
+ *   GRUB 2.06 (multiboot2 or multiboot1, from an ISO with the files in its root directory):
+ *     GRUB passes only the arguments after the file name. It splits them into words, escapes
+ *     every \\, ' and " in a word with a backslash (grub_create_loader_cmdline) and joins the
+ *     words with one space (we never give it a word with a space in it), so
+ *       vtboot cmdline = the words of <vtboot-cmdline>, escaped, joined ("" if none)
+ *       module 0       = the words of <cmdline>, escaped, joined
+ *       module 1       = ""
+ *     The grub.cfg we write quotes every word that needs it, so each word reaches GRUB's
+ *     loader unchanged. (Measured here with Debian's GRUB 2.06-13: no file names at all.)
+ */
+#ifndef HOST_BOOT_H
+#define HOST_BOOT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum loader {
+    LOADER_QEMU_MB1,    /* QEMU -kernel/-initrd, multiboot1 */
+    LOADER_GRUB_MB2,    /* GRUB multiboot2/module2 (what 20_linux_tboot writes) */
+    LOADER_GRUB_MB1,    /* GRUB multiboot/module */
+};
+
+struct boot {
+    const char *vtboot, *kernel, *initrd;       /* host paths; initrd NULL or "": none */
+    const char *vtboot_cmdline, *cmdline;
+};
+
+#define BOOT_MODS_MAX 2
+
+struct boot_strings {
+    char *names[1 + BOOT_MODS_MAX];     /* basenames: vtboot, kernel, initrd */
+    char *vtboot_cmdline;               /* what vtboot gets as its own command line */
+    char *mods[BOOT_MODS_MAX];          /* what vtboot gets as module strings */
+    int nmods;
+};
+
+/* Fills s; returns -1 with a reason in err if the file names cannot be used (whitespace in a
+ * basename, two files with the same basename, a reserved name). */
+int boot_strings(const struct boot *b, enum loader l, struct boot_strings *s, char *err,
+                 size_t errsz);
+void boot_strings_free(struct boot_strings *s);
+/* QEMU's -initrd argument for LOADER_QEMU_MB1 (module strings, ',' doubled, ','-joined). */
+char *boot_qemu_initrd_arg(const struct boot_strings *s);
+/* -append argument: the vtboot command line without the "<name> " QEMU prepends. */
+const char *boot_qemu_append(const struct boot *b);
+/* One GRUB script word for s, quoted if needed. */
+char *boot_grub_word(const char *s);
+/* Words of a command line joined for grub.cfg (each quoted as needed); "" if none. */
+char *boot_grub_args(const char *cmdline);
+
+#endif

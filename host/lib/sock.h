@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: MIT */
+/* Unix-domain stream sockets. All descriptors are close-on-exec. */
+#ifndef HOST_SOCK_H
+#define HOST_SOCK_H
+
+/* Length limit of a socket path (sun_path minus its NUL). */
+#define SOCK_PATH_MAX 107
+
+/* Binds and listens on path (removed first if it exists). -1 with a message on error. */
+int sock_listen(const char *path);
+/* accept4 with SOCK_CLOEXEC|SOCK_NONBLOCK; -1 if nothing pending */
+int sock_accept(int lfd);
+/* Blocking connect; -1 on error (errno set). */
+int sock_connect(const char *path);
+/* socketpair(AF_UNIX, SOCK_STREAM) with close-on-exec on both ends */
+int sock_pair(int sv[2]);
+
+#endif

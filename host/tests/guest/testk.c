@@ -1,0 +1,504 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * testk: a tiny multiboot kernel for testing vtboot-qemu without vtboot. It prints what the
+ * boot loader gave it (command line, module strings and sizes) on COM1, then does what its
+ * command line says:
+ *   action=poweroff|reset|triple|panic|hang|vsenter|vsgarbage
+ *   pcr          read PCR 17/18 (SHA-256 and SHA-1 banks) through the TIS before the action
+ * vsenter:   asks for a virtual SENTER of its own read-only image (__mle_start..__mle_end),
+ *            sending the request in pieces, prints the answer and PCR 17/18, then powers off.
+ * vsgarbage: first sends bad requests and prints each answer, then does what vsenter does.
+ * Every line it prints starts with "TESTK: ".
+ */
+#include "abi/multiboot1.h"
+#include "abi/multiboot2.h"
+#include "abi/vsenter.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+extern const uint8_t __mle_start[], __mle_end[];
+void triple_fault(void) __attribute__((noreturn));
+void kmain(uint32_t magic, uint32_t info);
+
+/* padding so that the measured range spans several 4 KiB hash chunks */
+__attribute__((used)) static const uint8_t pad[9000] = { [0] = 1, [4095] = 2, [8999] = 3 };
+
+/* ---- port and memory I/O ---- */
+static inline void outb(uint16_t p, uint8_t v) { __asm__ volatile("outb %0, %1" :: "a"(v), "Nd"(p)); }
+static inline void outw(uint16_t p, uint16_t v) { __asm__ volatile("outw %0, %1" :: "a"(v), "Nd"(p)); }
+static inline void outl(uint16_t p, uint32_t v) { __asm__ volatile("outl %0, %1" :: "a"(v), "Nd"(p)); }
+static inline uint8_t inb(uint16_t p) { uint8_t v; __asm__ volatile("inb %1, %0" : "=a"(v) : "Nd"(p)); return v; }
+static inline uint32_t inl(uint16_t p) { uint32_t v; __asm__ volatile("inl %1, %0" : "=a"(v) : "Nd"(p)); return v; }
+static inline uint8_t mr8(uint32_t a) { return *(volatile uint8_t *)a; }
+static inline uint32_t mr32(uint32_t a) { return *(volatile uint32_t *)a; }
+static inline void mw8(uint32_t a, uint8_t v) { *(volatile uint8_t *)a = v; }
+static inline void mw32(uint32_t a, uint32_t v) { *(volatile uint32_t *)a = v; }
+
+static void delay(unsigned n)
+{
+    for (unsigned i = 0; i < n; i++)
+        inb(0x80);
+}
+
+/* ---- UARTs ---- */
+#define COM1 0x3f8
+
+static void uart_putc(uint16_t port, char c)
+{
+    while (!(inb(port + 5) & 0x20))
+        ;
+    outb(port, (uint8_t)c);
+}
+
+static int uart_getc(uint16_t port)
+{
+    while (!(inb(port + 5) & 0x01))
+        ;
+    return inb(port);
+}
+
+static void putc1(char c)
+{
+    if (c == '\n')
+        uart_putc(COM1, '\r');
+    uart_putc(COM1, c);
+}
+
+static void puts1(const char *s)
+{
+    while (*s)
+        putc1(*s++);
+}
+
+static void put_hex(uint32_t v, int digits)
+{
+    for (int i = digits - 1; i >= 0; i--)
+        putc1("0123456789abcdef"[(v >> (4 * i)) & 15]);
+}
+
+static void put_dec(uint32_t v)
+{
+    char b[12];
+    int n = 0;
+
+    do {
+        b[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (n)
+        putc1(b[--n]);
+}
+
+/* %s %u %x %08x %c; lines are prefixed by the caller */
+static void print(const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    for (; *fmt; fmt++) {
+        int width = 0;
+
+        if (*fmt != '%') {
+            putc1(*fmt);
+            continue;
+        }
+        fmt++;
+        while (*fmt >= '0' && *fmt <= '9')
+            width = width * 10 + (*fmt++ - '0');
+        switch (*fmt) {
+        case 's': puts1(va_arg(ap, const char *)); break;
+        case 'u': put_dec(va_arg(ap, uint32_t)); break;
+        case 'x': put_hex(va_arg(ap, uint32_t), width ? width : 8); break;
+        case 'c': putc1((char)va_arg(ap, int)); break;
+        default: putc1(*fmt); break;
+        }
+    }
+    va_end(ap);
+}
+
+/* ---- strings (gcc may also call these itself) ---- */
+void *memcpy(void *d, const void *s, size_t n);
+void *memset(void *d, int c, size_t n);
+int memcmp(const void *a, const void *b, size_t n);
+int strcmp(const char *a, const char *b);
+
+void *memcpy(void *d, const void *s, size_t n)
+{
+    uint8_t *o = d;
+    const uint8_t *i = s;
+
+    while (n--)
+        *o++ = *i++;
+    return d;
+}
+
+void *memset(void *d, int c, size_t n)
+{
+    uint8_t *o = d;
+
+    while (n--)
+        *o++ = (uint8_t)c;
+    return d;
+}
+
+int memcmp(const void *a, const void *b, size_t n)
+{
+    const uint8_t *x = a, *y = b;
+
+    for (; n; n--, x++, y++)
+        if (*x != *y)
+            return *x - *y;
+    return 0;
+}
+
+int strcmp(const char *a, const char *b)
+{
+    while (*a && *a == *b)
+        a++, b++;
+    return (uint8_t)*a - (uint8_t)*b;
+}
+
+static size_t slen(const char *s)
+{
+    size_t n = 0;
+
+    while (s[n])
+        n++;
+    return n;
+}
+
+static int has_word(const char *cmdline, const char *w)
+{
+    size_t n = slen(w);
+
+    for (const char *p = cmdline; *p; p++) {
+        if ((p == cmdline || p[-1] == ' ') && !memcmp(p, w, n) &&
+            (p[n] == 0 || p[n] == ' '))
+            return 1;
+    }
+    return 0;
+}
+
+/* value of "key=" in cmdline copied into out */
+static int get_arg(const char *cmdline, const char *key, char *out, size_t outsz)
+{
+    size_t n = slen(key);
+
+    for (const char *p = cmdline; *p; p++) {
+        if ((p == cmdline || p[-1] == ' ') && !memcmp(p, key, n) && p[n] == '=') {
+            size_t i = 0;
+
+            p += n + 1;
+            while (*p && *p != ' ' && i + 1 < outsz)
+                out[i++] = *p++;
+            out[i] = 0;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* ---- PCI config, power ---- */
+static uint32_t pci_read(uint32_t bus, uint32_t dev, uint32_t fn, uint32_t reg)
+{
+    outl(0xcf8, 0x80000000u | bus << 16 | dev << 11 | fn << 8 | (reg & 0xfc));
+    return inl(0xcfc);
+}
+
+static void poweroff(void)
+{
+    uint32_t base = 0;
+
+    print("TESTK: bye\n");
+    /* ACPI PM1a_CNT = PM base + 4: ICH9 LPC 00:1f.0 or PIIX4 PM 00:01.3, register 0x40 */
+    if ((pci_read(0, 0x1f, 0, 0) & 0xffff) == 0x8086 && (pci_read(0, 0x1f, 0, 0) >> 16) == 0x2918)
+        base = pci_read(0, 0x1f, 0, 0x40) & 0xff80;
+    else if ((pci_read(0, 1, 3, 0) >> 16) == 0x7113)
+        base = pci_read(0, 1, 3, 0x40) & 0xffc0;
+    if (!base)
+        base = 0x600;
+    outw((uint16_t)(base + 4), 0x2000);    /* SLP_TYP 0 (QEMU's S5), SLP_EN */
+    for (;;)
+        __asm__ volatile("cli; hlt");
+}
+
+static void reset(void)
+{
+    print("TESTK: resetting\n");
+    outb(0xcf9, 0x02);
+    outb(0xcf9, 0x06);
+    outb(0x64, 0xfe);
+    for (;;)
+        __asm__ volatile("cli; hlt");
+}
+
+/* ---- TPM TIS (locality 0) ---- */
+#define TIS 0xfed40000u
+#define TIS_ACCESS 0x00
+#define TIS_STS 0x18
+#define TIS_FIFO 0x24
+
+static int tis_wait(uint32_t reg, uint32_t mask, uint32_t want)
+{
+    for (unsigned i = 0; i < 20000000u; i++)
+        if ((mr32(TIS + reg) & mask) == want)
+            return 0;
+    return -1;
+}
+
+/* sends cmd, fills rsp; returns the response length or -1 */
+static int tpm_xfer(const uint8_t *cmd, uint32_t len, uint8_t *rsp, uint32_t max)
+{
+    uint32_t n, size;
+
+    if (mr8(TIS + TIS_ACCESS) == 0xff)
+        return -1;
+    mw8(TIS + TIS_ACCESS, 0x02);                        /* requestUse */
+    if (tis_wait(TIS_ACCESS, 0xa0, 0xa0))               /* tpmRegValidSts | activeLocality */
+        return -1;
+    mw32(TIS + TIS_STS, 0x40);                          /* commandReady */
+    if (tis_wait(TIS_STS, 0x40, 0x40))
+        return -1;
+    for (n = 0; n < len; n++)
+        mw8(TIS + TIS_FIFO, cmd[n]);
+    mw32(TIS + TIS_STS, 0x20);                          /* tpmGo */
+    if (tis_wait(TIS_STS, 0x90, 0x90))                  /* stsValid | dataAvail */
+        return -1;
+    for (n = 0; n < 10 && n < max; n++)
+        rsp[n] = mr8(TIS + TIS_FIFO);
+    size = (uint32_t)rsp[2] << 24 | (uint32_t)rsp[3] << 16 | (uint32_t)rsp[4] << 8 | rsp[5];
+    for (; n < size && n < max; n++)
+        rsp[n] = mr8(TIS + TIS_FIFO);
+    mw32(TIS + TIS_STS, 0x40);
+    mw8(TIS + TIS_ACCESS, 0x20);                        /* relinquish */
+    return (int)n;
+}
+
+static uint32_t be32(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static void print_pcrs(const char *when)
+{
+    /* TPM2_PCR_Read of PCR 17 and 18 in the SHA-256 and SHA-1 banks */
+    static const uint8_t cmd[] = {
+        0x80, 0x01, 0, 0, 0, 26, 0, 0, 0x01, 0x7e,
+        0, 0, 0, 2,
+        0x00, 0x0b, 3, 0x00, 0x00, 0x06,
+        0x00, 0x04, 3, 0x00, 0x00, 0x06,
+    };
+    uint8_t rsp[512];
+    uint32_t off, nsel, ndig, algs[8], pcrs[16], nout = 0;
+    int n = tpm_xfer(cmd, sizeof(cmd), rsp, sizeof(rsp));
+
+    if (n < 10) {
+        print("TESTK: pcr %s: no TPM\n", when);
+        return;
+    }
+    if (be32(rsp + 6) != 0) {
+        print("TESTK: pcr %s: TPM error 0x%x\n", when, be32(rsp + 6));
+        return;
+    }
+    off = 14;
+    nsel = be32(rsp + off);
+    off += 4;
+    for (uint32_t i = 0; i < nsel && i < 8; i++) {
+        uint32_t alg = (uint32_t)rsp[off] << 8 | rsp[off + 1], sz = rsp[off + 2];
+
+        for (uint32_t b = 0; b < sz * 8; b++)
+            if ((rsp[off + 3 + b / 8] >> (b % 8)) & 1 && nout < 16) {
+                algs[nout] = alg;
+                pcrs[nout++] = b;
+            }
+        off += 3 + sz;
+    }
+    ndig = be32(rsp + off);
+    off += 4;
+    for (uint32_t i = 0; i < ndig && i < nout && off + 2 <= (uint32_t)n; i++) {
+        uint32_t sz = (uint32_t)rsp[off] << 8 | rsp[off + 1];
+
+        off += 2;
+        print("TESTK: pcr %s: PCR%u %s=", when, pcrs[i], algs[i] == 0x0b ? "sha256" :
+              algs[i] == 0x04 ? "sha1" : "alg?");
+        for (uint32_t k = 0; k < sz && off + k < (uint32_t)n; k++)
+            put_hex(rsp[off + k], 2);
+        print("\n");
+        off += sz;
+    }
+}
+
+/* ---- VSENTER ---- */
+#define COM2 VSENTER_UART_PORT
+
+static void vs_send(const char *s)
+{
+    while (*s)
+        uart_putc(COM2, *s++);
+}
+
+static void vs_reply(char *buf, size_t max)
+{
+    size_t n = 0;
+
+    for (;;) {
+        int c = uart_getc(COM2);
+
+        if (c == '\n')
+            break;
+        if (n + 1 < max)
+            buf[n++] = (char)c;
+    }
+    buf[n] = 0;
+}
+
+static void hex8(char *out, uint32_t v)
+{
+    for (int i = 7; i >= 0; i--)
+        *out++ = "0123456789abcdef"[(v >> (4 * i)) & 15];
+}
+
+static void vs_garbage(void)
+{
+    static const char *bad[] = {
+        "hello\n",
+        "VSENTER 2 mle_base=0x00100000 mle_size=0x00001000\n",
+        "VSENTER 1 mle_base=0x00100000 mle_size=0x00000000\n",
+        "VSENTER 1 mle_base=0xfffff000 mle_size=0x00002000\n",
+        "VSENTER 1 mle_base=0x00100000 mle_size=0x01000001\n",
+        "VSENTER 1 mle_base=0x00100000 mle_size=0x1000 extra\n",
+        "VSENTER 1 mle_base=0x7ff00000 mle_size=0x00200000\n",
+    };
+    char reply[256];
+
+    for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        vs_send(bad[i]);
+        vs_reply(reply, sizeof(reply));
+        print("TESTK: vsenter bad %u: %s\n", i, reply);
+    }
+    /* an over-long line: 300 bytes without a newline, then one */
+    for (int i = 0; i < 300; i++)
+        uart_putc(COM2, 'A');
+    uart_putc(COM2, '\n');
+    vs_reply(reply, sizeof(reply));
+    print("TESTK: vsenter bad long: %s\n", reply);
+    /* binary junk with NULs and CRs */
+    for (int i = 0; i < 40; i++)
+        uart_putc(COM2, (char)(i * 37));
+    uart_putc(COM2, '\n');
+    vs_reply(reply, sizeof(reply));
+    print("TESTK: vsenter bad binary: %s\n", reply);
+}
+
+static void vsenter(void)
+{
+    char req[80] = "VSENTER 1 mle_base=0x________ mle_size=0x________\n";
+    char reply[256];
+    uint32_t base = (uint32_t)__mle_start, size = (uint32_t)(__mle_end - __mle_start);
+
+    hex8(req + 21, base);
+    hex8(req + 41, size);
+    print("TESTK: mle 0x%x+0x%x\n", base, size);
+    /* in three pieces, with pauses: the host must put partial lines together */
+    req[50] = 0;
+    {
+        char save = req[12];
+
+        req[12] = 0;
+        vs_send(req);
+        delay(20000);
+        req[12] = save;
+        save = req[30];
+        req[30] = 0;
+        vs_send(req + 12);
+        delay(20000);
+        req[30] = save;
+        vs_send(req + 30);
+    }
+    vs_send("\n");
+    vs_reply(reply, sizeof(reply));
+    print("TESTK: vsenter reply: %s\n", reply);
+}
+
+/* ---- multiboot info ---- */
+static const char *show_boot_info(uint32_t magic, uint32_t info)
+{
+    const char *cmdline = "";
+
+    if (magic == MB1_BOOTLOADER_MAGIC) {
+        const uint32_t *mbi = (const uint32_t *)info;
+
+        print("TESTK: loader=multiboot1\n");
+        if (mbi[0] & MB1_INFO_CMDLINE)
+            cmdline = (const char *)mbi[4];
+        print("TESTK: cmdline=[%s]\n", cmdline);
+        if (mbi[0] & MB1_INFO_MODS) {
+            const uint32_t *mod = (const uint32_t *)mbi[6];
+
+            for (uint32_t i = 0; i < mbi[5]; i++, mod += 4)
+                print("TESTK: module %u=[%s] size=%u\n", i, (const char *)mod[2],
+                      mod[1] - mod[0]);
+        }
+    } else if (magic == MB2_BOOTLOADER_MAGIC) {
+        uint32_t total = *(const uint32_t *)info, off = 8, nmod = 0;
+
+        print("TESTK: loader=multiboot2\n");
+        while (off + 8 <= total) {
+            const uint32_t *tag = (const uint32_t *)(info + off);
+
+            if (tag[0] == MB2_TAG_END)
+                break;
+            if (tag[0] == MB2_TAG_CMDLINE) {
+                cmdline = (const char *)&tag[2];
+                print("TESTK: cmdline=[%s]\n", cmdline);
+            } else if (tag[0] == MB2_TAG_MODULE) {
+                print("TESTK: module %u=[%s] size=%u\n", nmod++, (const char *)&tag[4],
+                      tag[3] - tag[2]);
+            }
+            off += (tag[1] + 7) & ~7u;
+        }
+    } else {
+        print("TESTK: unknown boot magic 0x%x\n", magic);
+    }
+    return cmdline;
+}
+
+void kmain(uint32_t magic, uint32_t info)
+{
+    const char *cmdline;
+    char action[32] = "poweroff";
+
+    print("TESTK: hello\n");
+    cmdline = show_boot_info(magic, info);
+    get_arg(cmdline, "action", action, sizeof(action));
+    print("TESTK: action=%s\n", action);
+    if (has_word(cmdline, "pcr"))
+        print_pcrs("before");
+#define IS(s) (!strcmp(action, s))
+    if (IS("reset"))
+        reset();
+    if (IS("triple")) {
+        print("TESTK: triple fault\n");
+        triple_fault();
+    }
+    if (IS("panic")) {
+        print("TESTK: panic\n");
+        outb(0x505, 1);         /* pvpanic: guest panicked */
+        for (;;)
+            __asm__ volatile("cli; hlt");
+    }
+    if (IS("hang")) {
+        print("TESTK: hanging\n");
+        for (;;)
+            __asm__ volatile("cli; hlt");
+    }
+    if (IS("vsgarbage"))
+        vs_garbage();
+    if (IS("vsenter") || IS("vsgarbage")) {
+        vsenter();
+        print_pcrs("after");
+    }
+    poweroff();
+}

@@ -1,0 +1,543 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vtboot-qemu: boots vtboot + Linux in QEMU with a swtpm TPM and reports how the guest ended.
+ * This file: option handling and orchestration (files, temp dir, children, event loop, cleanup).
+ */
+#include "boot.h"
+#include "ev.h"
+#include "iso.h"
+#include "log.h"
+#include "opts.h"
+#include "outcome.h"
+#include "proc.h"
+#include "qemu.h"
+#include "qmp.h"
+#include "serial.h"
+#include "sig.h"
+#include "sock.h"
+#include "strv.h"
+#include "swtpm.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define QEMU_STOP_GRACE_MS 3000
+#define SWTPM_STOP_GRACE_MS 2000
+#define EXIT_AFTER_SHUTDOWN_MS 10000    /* QEMU should exit by itself after SHUTDOWN */
+#define EXIT_AFTER_QMP_EOF_MS 3000
+
+struct run {
+    struct opts o;
+    struct boot boot;
+    char *tmp, *bootdir;
+    char *iso;                  /* --grub: the ISO to boot */
+    struct proc qemu, swtpm;
+    struct relay com1;
+    struct qmp qmp;
+    int qmp_lfd;
+    int tpm_lfd;                /* QEMU's TPM control socket (we or swtpm listen) */
+    int swtpm_fd;               /* our end of swtpm's control channel (DRTM proxy) */
+    int serial_log_fd;
+    struct fate fate;
+    int64_t t_qemu;
+};
+
+static struct run R;
+
+static void on_signal(void *ctx, int fd, short revents)
+{
+    (void)ctx;
+    (void)fd;
+    (void)revents;
+    sig_drain();
+}
+
+static void on_qmp_accept(void *ctx, int lfd, short revents)
+{
+    struct run *r = ctx;
+    int fd = sock_accept(lfd);
+
+    (void)revents;
+    if (fd < 0)
+        return;
+    ev_del(lfd);
+    qmp_attach(&r->qmp, fd, fate_on_event, &r->fate);
+}
+
+static bool is_gzip(const char *path)
+{
+    unsigned char m[2];
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    bool gz = fd >= 0 && read(fd, m, 2) == 2 && m[0] == 0x1f && m[1] == 0x8b;
+
+    if (fd >= 0)
+        close(fd);
+    return gz;
+}
+
+/* vtboot's name in the guest for QEMU -kernel: a gzip file is unpacked to its name minus .gz */
+static char *qemu_vtboot_name(const char *path)
+{
+    const char *base = path_base(path);
+    size_t n = strlen(base);
+
+    if (is_gzip(path) && n > 3 && !strcmp(base + n - 3, ".gz"))
+        return xasprintf("%.*s", (int)(n - 3), base);
+    return xstrdup(base);
+}
+
+static int check_file(const char *what, const char *path)
+{
+    if (file_readable(path))
+        return 0;
+    log_err("%s %s: %s", what, path, access(path, F_OK) ? strerror(errno) : "not a readable file");
+    return -1;
+}
+
+static int check_files(struct run *r)
+{
+    int rc = 0;
+
+    rc |= check_file("vtboot", r->boot.vtboot);
+    rc |= check_file("kernel", r->boot.kernel);
+    if (r->boot.initrd)
+        rc |= check_file("initrd", r->boot.initrd);
+    return rc ? -1 : 0;
+}
+
+static enum loader loader_of(const struct opts *o)
+{
+    if (!o->grub)
+        return LOADER_QEMU_MB1;
+    return o->grub_mb1 ? LOADER_GRUB_MB1 : LOADER_GRUB_MB2;
+}
+
+/* --print-modules / --print-cmdline */
+static int print_strings(struct run *r)
+{
+    struct boot b = r->boot;
+    struct boot_strings s;
+    char err[512];
+    char *name = NULL;
+
+    if (loader_of(&r->o) == LOADER_QEMU_MB1)
+        b.vtboot = name = qemu_vtboot_name(b.vtboot);
+    if (boot_strings(&b, loader_of(&r->o), &s, err, sizeof(err)) != 0) {
+        log_err("%s", err);
+        free(name);
+        return EXIT_SETUP;
+    }
+    if (r->o.print_cmdline)
+        printf("%s\n", s.vtboot_cmdline);
+    if (r->o.print_modules)
+        for (int i = 0; i < s.nmods; i++)
+            printf("%s\n", s.mods[i]);
+    boot_strings_free(&s);
+    free(name);
+    return fflush(stdout) == 0 ? 0 : EXIT_SETUP;
+}
+
+static int make_tmp(struct run *r)
+{
+    const char *base = getenv("TMPDIR");
+    char *tmpl;
+
+    /* socket paths must stay short, and QEMU options cannot take a ',' */
+    if (!base || !*base || base[0] != '/' || strlen(base) > 60 || strchr(base, ','))
+        base = "/tmp";
+    tmpl = xasprintf("%s/vtboot-qemu.XXXXXX", base);
+    if (!mkdtemp(tmpl)) {
+        log_perr("mkdtemp %s", tmpl);
+        free(tmpl);
+        return -1;
+    }
+    r->tmp = tmpl;
+    log_dbg("temp dir %s", r->tmp);
+    return 0;
+}
+
+/* QEMU -kernel: the boot dir of basename symlinks that QEMU runs in (see boot.h) */
+static int make_bootdir(struct run *r, struct boot_strings *s)
+{
+    const char *paths[3] = { r->boot.vtboot, r->boot.kernel, r->boot.initrd };
+
+    r->bootdir = xasprintf("%s/boot", r->tmp);
+    if (mkdir(r->bootdir, 0755) != 0) {
+        log_perr("mkdir %s", r->bootdir);
+        return -1;
+    }
+    for (int i = 0; i < 1 + s->nmods; i++) {
+        char *link = xasprintf("%s/%s", r->bootdir, s->names[i]);
+        char *target = realpath(paths[i], NULL);
+        int rc = 0;
+
+        if (!target) {
+            log_perr("%s", paths[i]);
+            rc = -1;
+        } else if (i == 0 && is_gzip(target)) {
+            /* QEMU -kernel needs the ELF: unpack vtboot.gz */
+            int fd = open(link, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+            char *argv[] = { "gzip", "-dc", target, NULL };
+            struct spawn_opts so = { NULL, -1, fd, -1, NULL, 0 };
+            struct proc p;
+
+            if (fd < 0 || proc_spawn(&p, "gzip", argv, &so) != 0) {
+                rc = -1;
+            } else if (proc_wait(&p, 60000) != 0 || !WIFEXITED(p.status) ||
+                       WEXITSTATUS(p.status) != 0) {
+                proc_stop(&p, 0);
+                log_err("cannot unpack %s", target);
+                rc = -1;
+            }
+            if (fd >= 0)
+                close(fd);
+        } else if (symlink(target, link) != 0) {
+            log_perr("symlink %s", link);
+            rc = -1;
+        }
+        free(link);
+        free(target);
+        if (rc)
+            return -1;
+    }
+    return 0;
+}
+
+/* --grub: the default out/vtboot.iso if it was made from the same files and grub.cfg */
+static char *usable_prebuilt_iso(struct run *r)
+{
+    const struct opts *o = &r->o;
+    char *iso = xasprintf("%s/vtboot.iso", o->outdir);
+    char *cfgpath = xasprintf("%s.grub.cfg", iso);
+    struct boot_strings s;
+    char err[256];
+    char *want = NULL;
+    uint8_t *have = NULL;
+    size_t len = 0;
+    int64_t t = file_mtime_ns(iso);
+    bool ok = !o->kernel_set && !o->initrd_set && !o->vtboot_set && !o->grub_mb1 && t >= 0;
+
+    if (ok && boot_strings(&r->boot, LOADER_GRUB_MB2, &s, err, sizeof(err)) == 0) {
+        want = iso_grub_cfg(&r->boot, &s, false);
+        boot_strings_free(&s);
+        have = file_read_all(cfgpath, &len, 1 << 20);
+        ok = have && len == strlen(want) && !memcmp(have, want, len);
+        ok = ok && file_mtime_ns(r->boot.vtboot) <= t && file_mtime_ns(r->boot.kernel) <= t;
+        ok = ok && (!r->boot.initrd || file_mtime_ns(r->boot.initrd) <= t);
+        {
+            char *self = self_dir();
+            char *exe = self ? xasprintf("%s/vtboot-qemu", self) : NULL;
+
+            ok = ok && exe && file_mtime_ns(exe) <= t;
+            free(self);
+            free(exe);
+        }
+    } else {
+        ok = false;
+    }
+    free(want);
+    free(have);
+    free(cfgpath);
+    if (!ok) {
+        free(iso);
+        return NULL;
+    }
+    return iso;
+}
+
+static int setup_tpm(struct run *r)
+{
+    char *sock = xasprintf("%s/tpm-ctrl.sock", r->tmp);
+    char *state = r->o.tpm_state ? xstrdup(r->o.tpm_state) : xasprintf("%s/tpm", r->tmp);
+    char *log = log_verbose ? xasprintf("%s/swtpm.log", r->tmp) : NULL;
+    int rc = -1;
+
+    if (strchr(state, ',')) {
+        log_err("--tpm-state: swtpm cannot take a directory with ',' in its name");
+        goto out;
+    }
+    if (mkdir_p(state, 0700) != 0) {
+        log_perr("mkdir %s", state);
+        goto out;
+    }
+    r->tpm_lfd = sock_listen(sock);
+    if (r->tpm_lfd < 0)
+        goto out;
+    if (r->o.no_drtm) {
+        /* swtpm accepts QEMU's connection itself */
+        if (swtpm_start(&r->swtpm, state, r->tpm_lfd, false, log) != 0)
+            goto out;
+        close(r->tpm_lfd);
+        r->tpm_lfd = -1;
+    } else {
+        /* we sit between QEMU and swtpm: QEMU -> tpm_lfd (ours), us -> socket pair -> swtpm */
+        int sv[2];
+
+        if (sock_pair(sv) != 0) {
+            log_perr("socketpair");
+            goto out;
+        }
+        if (swtpm_start(&r->swtpm, state, sv[1], true, log) != 0) {
+            close(sv[0]);
+            close(sv[1]);
+            goto out;
+        }
+        close(sv[1]);
+        r->swtpm_fd = sv[0];
+    }
+    rc = 0;
+out:
+    free(sock);
+    free(state);
+    free(log);
+    return rc;
+}
+
+static int start_qemu(struct run *r, struct boot_strings *s)
+{
+    struct qemu_cfg c = { 0 };
+    struct strv a = { 0 };
+    struct spawn_opts so = { NULL, -1, 2, -1, NULL, 0 };
+    char *com1 = xasprintf("%s/com1.sock", r->tmp);
+    char *qmp = xasprintf("%s/qmp.sock", r->tmp);
+    char *tpm = xasprintf("%s/tpm-ctrl.sock", r->tmp);
+    char *initrd = NULL;
+    int rc = -1;
+
+    if (relay_init(&r->com1, com1, 1, r->serial_log_fd, isatty(0) == 1) != 0)
+        goto out;
+    r->qmp_lfd = sock_listen(qmp);
+    if (r->qmp_lfd < 0)
+        goto out;
+    ev_add(r->qmp_lfd, POLLIN, on_qmp_accept, r);
+    if (!r->o.no_tpm && setup_tpm(r) != 0)
+        goto out;
+
+    c.machine = r->o.machine;
+    c.smp = r->o.smp;
+    c.memory_mb = r->o.memory_mb;
+    c.com1_sock = com1;
+    c.qmp_sock = qmp;
+    c.tpm_sock = r->o.no_tpm ? NULL : tpm;
+    c.vsenter_sock = NULL;
+    c.extra = r->o.extra;
+    c.nextra = r->o.nextra;
+    if (r->iso) {
+        c.iso = r->iso;
+        so.cwd = r->tmp;
+    } else {
+        c.kernel = s->names[0];
+        c.append = boot_qemu_append(&r->boot);
+        initrd = boot_qemu_initrd_arg(s);
+        c.initrd = initrd;
+        so.cwd = r->bootdir;
+    }
+    qemu_argv(&a, &c);
+    r->t_qemu = now_ms();
+    rc = proc_spawn(&r->qemu, "qemu", a.v, &so);
+out:
+    strv_free(&a);
+    free(com1);
+    free(qmp);
+    free(tpm);
+    free(initrd);
+    return rc;
+}
+
+static void run_loop(struct run *r)
+{
+    int64_t deadline = r->o.timeout_s > 0 ? r->t_qemu + (int64_t)(r->o.timeout_s * 1000) : INT64_MAX;
+    int64_t qmp_eof_at = 0;
+    bool swtpm_warned = false;
+
+    for (;;) {
+        int64_t now = now_ms(), wait;
+
+        if (sig_terminating()) {
+            r->fate.signo = sig_terminating();
+            fate_set(&r->fate, OUT_SIGNAL, "%s", strsignal(r->fate.signo));
+            return;
+        }
+        if (proc_poll(&r->qemu))
+            return;
+        if (r->swtpm.pid && !swtpm_warned && r->fate.outcome == OUT_NONE &&
+            proc_poll(&r->swtpm)) {
+            log_msg("warning: swtpm ended while QEMU runs (%s)", proc_status_str(&r->swtpm));
+            swtpm_warned = true;
+        }
+        if (now >= deadline) {
+            fate_set(&r->fate, OUT_TIMEOUT, "no shutdown after %g s, QEMU killed", r->o.timeout_s);
+            return;
+        }
+        if (r->fate.outcome != OUT_NONE && now - r->fate.decided_at > EXIT_AFTER_SHUTDOWN_MS) {
+            log_msg("warning: QEMU did not exit after the guest ended; killing it");
+            return;
+        }
+        if (r->qmp.eof && !qmp_eof_at)
+            qmp_eof_at = now;
+        if (qmp_eof_at && now - qmp_eof_at > EXIT_AFTER_QMP_EOF_MS) {
+            fate_set(&r->fate, OUT_CRASH, "QMP connection lost, QEMU killed");
+            return;
+        }
+        wait = deadline - now;
+        if (wait > 250)
+            wait = 250;
+        ev_run_once((int)wait);
+    }
+}
+
+/* After QEMU is gone: what happened if no event told us */
+static void conclude(struct run *r)
+{
+    if (r->fate.outcome != OUT_NONE)
+        return;
+    if (!r->qmp.ready)
+        fate_set(&r->fate, OUT_SETUP, "QEMU failed to start (%s)", proc_status_str(&r->qemu));
+    else
+        fate_set(&r->fate, OUT_CRASH, "QEMU ended without a SHUTDOWN event: %s",
+                 proc_status_str(&r->qemu));
+}
+
+static void cleanup(struct run *r)
+{
+    if (r->qemu.pid) {
+        proc_stop(&r->qemu, QEMU_STOP_GRACE_MS);
+        relay_drain(&r->com1);
+    }
+    if (r->swtpm.pid)
+        proc_stop(&r->swtpm, SWTPM_STOP_GRACE_MS);
+    relay_close(&r->com1);
+    qmp_detach(&r->qmp);
+    if (r->qmp_lfd >= 0) {
+        ev_del(r->qmp_lfd);
+        close(r->qmp_lfd);
+    }
+    if (r->tpm_lfd >= 0)
+        close(r->tpm_lfd);
+    if (r->swtpm_fd >= 0)
+        close(r->swtpm_fd);
+    if (r->serial_log_fd >= 0)
+        close(r->serial_log_fd);
+    if (r->tmp) {
+        if (r->o.keep_temp)
+            log_msg("temp dir kept: %s", r->tmp);
+        else if (rm_rf(r->tmp) != 0)
+            log_perr("cannot remove %s", r->tmp);
+    }
+}
+
+static int prepare_and_run(struct run *r)
+{
+    struct boot_strings s;
+    char err[512];
+    int rc;
+
+    if (check_files(r) != 0)
+        return EXIT_SETUP;
+    if (make_tmp(r) != 0)
+        return EXIT_SETUP;
+    if (r->o.make_iso) {
+        char *cfg = xasprintf("%s.grub.cfg", r->o.make_iso);
+        int64_t t0 = now_ms();
+
+        rc = iso_make(r->o.make_iso, &r->boot, r->o.grub_mb1, r->tmp, cfg);
+        free(cfg);
+        if (rc == 0)
+            log_msg("wrote %s (%.1f s)", r->o.make_iso, (double)(now_ms() - t0) / 1000);
+        return sig_terminating() ? 128 + sig_terminating() : rc == 0 ? 0 : EXIT_SETUP;
+    }
+    if (r->o.serial_log) {
+        r->serial_log_fd = open(r->o.serial_log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (r->serial_log_fd < 0) {
+            log_perr("--serial-log %s", r->o.serial_log);
+            return EXIT_SETUP;
+        }
+    }
+    if (r->o.grub) {
+        r->iso = usable_prebuilt_iso(r);
+        if (r->iso) {
+            log_dbg("booting the prebuilt %s", r->iso);
+        } else {
+            int64_t t0 = now_ms();
+
+            r->iso = xasprintf("%s/vtboot.iso", r->tmp);
+            if (iso_make(r->iso, &r->boot, r->o.grub_mb1, r->tmp, NULL) != 0)
+                return sig_terminating() ? 128 + sig_terminating() : EXIT_SETUP;
+            log_dbg("ISO built in %.1f s", (double)(now_ms() - t0) / 1000);
+        }
+        if (strchr(r->iso, ',')) {
+            log_err("the ISO path %s has a ',', which QEMU's -cdrom cannot take", r->iso);
+            return EXIT_SETUP;
+        }
+        memset(&s, 0, sizeof(s));
+    } else {
+        /* names as QEMU's boot dir will hold them (vtboot.gz gets unpacked) */
+        struct boot b = r->boot;
+        char *vname = qemu_vtboot_name(r->boot.vtboot);
+
+        b.vtboot = vname;
+        rc = boot_strings(&b, LOADER_QEMU_MB1, &s, err, sizeof(err));
+        free(vname);
+        if (rc != 0) {
+            log_err("%s", err);
+            return EXIT_SETUP;
+        }
+        if (make_bootdir(r, &s) != 0) {
+            boot_strings_free(&s);
+            return EXIT_SETUP;
+        }
+        for (int i = 0; i < s.nmods; i++)
+            log_dbg("module %d: \"%s\"", i, s.mods[i]);
+        log_dbg("vtboot command line: \"%s\"", s.vtboot_cmdline);
+    }
+    if (sig_terminating())
+        return 128 + sig_terminating();
+    rc = start_qemu(r, &s);
+    boot_strings_free(&s);
+    if (rc != 0)
+        return EXIT_SETUP;
+    run_loop(r);
+    proc_stop(&r->qemu, QEMU_STOP_GRACE_MS);
+    conclude(r);
+    return -1;   /* the fate decides */
+}
+
+int main(int argc, char **argv)
+{
+    struct run *r = &R;
+    int rc;
+
+    log_prog = "vtboot-qemu";
+    r->qmp.fd = r->qmp_lfd = r->tpm_lfd = r->swtpm_fd = r->serial_log_fd = -1;
+    r->com1.fd = r->com1.lfd = -1;
+    rc = opts_parse(&r->o, argc, argv);
+    if (rc != 0)
+        return rc > 0 ? 0 : EXIT_SETUP;
+    r->boot.vtboot = r->o.vtboot;
+    r->boot.kernel = r->o.kernel;
+    r->boot.initrd = *r->o.initrd ? r->o.initrd : NULL;
+    r->boot.cmdline = r->o.cmdline;
+    r->boot.vtboot_cmdline = r->o.vtboot_cmdline;
+    if (r->o.print_modules || r->o.print_cmdline)
+        return print_strings(r);
+    if (sig_setup() < 0) {
+        log_perr("signal pipe");
+        return EXIT_SETUP;
+    }
+    ev_add(sig_fd(), POLLIN, on_signal, NULL);
+
+    rc = prepare_and_run(r);
+    cleanup(r);
+    if (rc >= 0)
+        return rc;
+    return fate_report(&r->fate, (double)(now_ms() - r->t_qemu) / 1000);
+}

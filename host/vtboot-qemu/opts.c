@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: MIT */
+#include "opts.h"
+#include "log.h"
+#include "util.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+"usage: vtboot-qemu [options] [-- extra qemu args]\n"
+"Boots vtboot with a Linux kernel and initrd in QEMU (TCG, q35) with a swtpm TPM 2.0,\n"
+"relays the guest's COM1 to stdout and tells how the guest ended.\n"
+"\n"
+"  --kernel F          Linux bzImage (default out/bzImage)\n"
+"  --initrd F          initrd (default out/initrd.img; \"\" for none)\n"
+"  --cmdline S         Linux command line (default \"console=ttyS0 panic=-1\")\n"
+"  --vtboot F          vtboot ELF (default out/vtboot; with --grub out/vtboot.gz); a gzip\n"
+"                      file is unpacked first for QEMU -kernel\n"
+"  --vtboot-cmdline S  vtboot's command line (default \"logging=serial,memory loglvl=all\")\n"
+"  --grub              boot through GRUB (multiboot2) from an ISO made by grub-mkrescue\n"
+"  --grub-mb1          the same with GRUB's multiboot/module (multiboot1)\n"
+"  --make-iso OUT      only write that ISO (multiboot2, or multiboot1 with --grub-mb1) and exit\n"
+"  --print-modules     only print the module strings vtboot will get, one a line, and exit\n"
+"  --print-cmdline     only print the command line vtboot will get, and exit\n"
+"  --smp N             CPUs (default 1)\n"
+"  --memory MB         guest RAM (default 512)\n"
+"  --machine q35|pc    machine type (default q35)\n"
+"  --tpm-state DIR     keep the TPM state in DIR (default: a fresh TPM in the temp dir)\n"
+"  --no-tpm            no swtpm and no TPM device\n"
+"  --no-drtm           no virtual SENTER (no VSENTER UART, no control-channel proxy):\n"
+"                      a platform without TXT\n"
+"  --timeout S         kill QEMU after S seconds (default 600; 0: never)\n"
+"  --serial-log FILE   also write the guest's COM1 output to FILE\n"
+"  --keep-temp         keep the temp dir (sockets, symlinks, logs) and print its path\n"
+"  -v, --verbose       show commands, QMP traffic and timings\n"
+"  -h, --help          this text\n"
+"\n"
+"Paths out/... are relative to the directory above this program's own (out/bin/..).\n"
+"QEMU gets the files as symlinks named after their basenames, so vtboot's module strings\n"
+"are \"bzImage console=ttyS0 panic=-1\" and \"initrd.img\" (GRUB: \"/bzImage ...\", \"/initrd.img\").\n"
+"\n"
+"Exit status (how the guest ended; from QMP events):\n"
+"  0  powered off (SHUTDOWN reason guest-shutdown)\n"
+"  1  launcher or setup error (bad option, missing file, swtpm or QEMU failed to start)\n"
+"  2  reset (guest-reset, including a triple fault: -no-reboot turns it into an exit)\n"
+"  3  timed out (QEMU killed after --timeout)\n"
+"  4  crashed (GUEST_PANICKED, QEMU died, or QMP lost before a SHUTDOWN event)\n"
+"  128+N  interrupted by signal N (QEMU and swtpm are stopped first)\n"
+"The last line on stderr is \"vtboot-qemu: guest <powered off|reset|timed out|crashed> ...\".\n");
+}
+
+static int parse_int(const char *name, const char *s, int lo, int hi, int *out)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+
+    if (!*s || *end || v < lo || v > hi) {
+        log_err("%s: expected a number from %d to %d, got '%s'", name, lo, hi, s);
+        return -1;
+    }
+    *out = (int)v;
+    return 0;
+}
+
+enum {
+    O_KERNEL = 256, O_INITRD, O_CMDLINE, O_VTBOOT, O_VTBOOT_CMDLINE, O_GRUB, O_GRUB_MB1,
+    O_MAKE_ISO, O_SMP, O_MEMORY, O_MACHINE, O_TPM_STATE, O_NO_TPM, O_NO_DRTM, O_TIMEOUT,
+    O_SERIAL_LOG, O_KEEP_TEMP, O_PRINT_MODULES, O_PRINT_CMDLINE,
+};
+
+int opts_parse(struct opts *o, int argc, char **argv)
+{
+    static const struct option lo[] = {
+        { "kernel", required_argument, NULL, O_KERNEL },
+        { "initrd", required_argument, NULL, O_INITRD },
+        { "cmdline", required_argument, NULL, O_CMDLINE },
+        { "vtboot", required_argument, NULL, O_VTBOOT },
+        { "vtboot-cmdline", required_argument, NULL, O_VTBOOT_CMDLINE },
+        { "grub", no_argument, NULL, O_GRUB },
+        { "grub-mb1", no_argument, NULL, O_GRUB_MB1 },
+        { "make-iso", required_argument, NULL, O_MAKE_ISO },
+        { "smp", required_argument, NULL, O_SMP },
+        { "memory", required_argument, NULL, O_MEMORY },
+        { "machine", required_argument, NULL, O_MACHINE },
+        { "tpm-state", required_argument, NULL, O_TPM_STATE },
+        { "no-tpm", no_argument, NULL, O_NO_TPM },
+        { "no-drtm", no_argument, NULL, O_NO_DRTM },
+        { "timeout", required_argument, NULL, O_TIMEOUT },
+        { "serial-log", required_argument, NULL, O_SERIAL_LOG },
+        { "keep-temp", no_argument, NULL, O_KEEP_TEMP },
+        { "print-modules", no_argument, NULL, O_PRINT_MODULES },
+        { "print-cmdline", no_argument, NULL, O_PRINT_CMDLINE },
+        { "verbose", no_argument, NULL, 'v' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    char *dir;
+    int c;
+
+    memset(o, 0, sizeof(*o));
+    o->cmdline = "console=ttyS0 panic=-1";
+    o->vtboot_cmdline = "logging=serial,memory loglvl=all";
+    o->smp = 1;
+    o->memory_mb = 512;
+    o->machine = "q35";
+    o->timeout_s = 600;
+    while ((c = getopt_long(argc, argv, "+vh", lo, NULL)) != -1) {
+        switch (c) {
+        case O_KERNEL: o->kernel = optarg; o->kernel_set = true; break;
+        case O_INITRD: o->initrd = optarg; o->initrd_set = true; break;
+        case O_CMDLINE: o->cmdline = optarg; o->cmdline_set = true; break;
+        case O_VTBOOT: o->vtboot = optarg; o->vtboot_set = true; break;
+        case O_VTBOOT_CMDLINE:
+            o->vtboot_cmdline = optarg;
+            o->vtboot_cmdline_set = true;
+            break;
+        case O_GRUB: o->grub = true; break;
+        case O_GRUB_MB1: o->grub = o->grub_mb1 = true; break;
+        case O_MAKE_ISO: o->make_iso = optarg; break;
+        case O_SMP:
+            if (parse_int("--smp", optarg, 1, 64, &o->smp) != 0)
+                return -1;
+            break;
+        case O_MEMORY:
+            if (parse_int("--memory", optarg, 16, 65536, &o->memory_mb) != 0)
+                return -1;
+            break;
+        case O_MACHINE:
+            if (strcmp(optarg, "q35") && strcmp(optarg, "pc")) {
+                log_err("--machine: expected q35 or pc, got '%s'", optarg);
+                return -1;
+            }
+            o->machine = optarg;
+            break;
+        case O_TPM_STATE: o->tpm_state = optarg; break;
+        case O_NO_TPM: o->no_tpm = true; break;
+        case O_NO_DRTM: o->no_drtm = true; break;
+        case O_TIMEOUT: {
+            char *end;
+
+            o->timeout_s = strtod(optarg, &end);
+            if (!*optarg || *end || o->timeout_s < 0 || o->timeout_s > 1e7) {
+                log_err("--timeout: expected seconds, got '%s'", optarg);
+                return -1;
+            }
+            break;
+        }
+        case O_SERIAL_LOG: o->serial_log = optarg; break;
+        case O_KEEP_TEMP: o->keep_temp = true; break;
+        case O_PRINT_MODULES: o->print_modules = true; break;
+        case O_PRINT_CMDLINE: o->print_cmdline = true; break;
+        case 'v': log_verbose = 1; break;
+        case 'h': usage(stdout); return 1;
+        default:
+            fprintf(stderr, "Try 'vtboot-qemu --help'.\n");
+            return -1;
+        }
+    }
+    if (optind < argc && strcmp(argv[optind - 1], "--") != 0) {
+        log_err("unexpected argument '%s' (QEMU arguments go after --)", argv[optind]);
+        return -1;
+    }
+    o->extra = argv + optind;
+    o->nextra = argc - optind;
+    if (o->no_tpm && o->tpm_state) {
+        log_err("--no-tpm and --tpm-state exclude each other");
+        return -1;
+    }
+    if (o->make_iso)
+        o->grub = true;
+    o->no_drtm = true;  /* the virtual SENTER host side is not there yet */
+
+    dir = self_dir();
+    o->outdir = dir ? xasprintf("%s/..", dir) : xstrdup("out");
+    free(dir);
+    if (!o->kernel)
+        o->kernel = xasprintf("%s/bzImage", o->outdir);
+    if (!o->initrd)
+        o->initrd = xasprintf("%s/initrd.img", o->outdir);
+    if (!o->vtboot)
+        o->vtboot = xasprintf("%s/%s", o->outdir, o->grub ? "vtboot.gz" : "vtboot");
+    return 0;
+}

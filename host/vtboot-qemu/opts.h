@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+/* vtboot-qemu's command line. */
+#ifndef VTBOOT_QEMU_OPTS_H
+#define VTBOOT_QEMU_OPTS_H
+
+#include <stdbool.h>
+
+/* Exit statuses: how the guest ended (documented in --help and host/README.md). */
+enum {
+    EXIT_POWEROFF = 0,
+    EXIT_SETUP = 1,
+    EXIT_RESET = 2,
+    EXIT_TIMEOUT = 3,
+    EXIT_CRASH = 4,
+    /* 128 + signal number when we were interrupted (SIGINT: 130, SIGTERM: 143) */
+};
+
+struct opts {
+    const char *kernel, *initrd, *cmdline, *vtboot, *vtboot_cmdline;
+    bool kernel_set, initrd_set, cmdline_set, vtboot_set, vtboot_cmdline_set;
+    bool grub, grub_mb1;
+    const char *make_iso;
+    int smp, memory_mb;
+    const char *machine;
+    const char *tpm_state;
+    bool no_tpm, no_drtm;
+    double timeout_s;           /* 0: none */
+    const char *serial_log;
+    bool keep_temp;
+    bool print_modules, print_cmdline;
+    char **extra;               /* after "--" */
+    int nextra;
+    char *outdir;               /* <dir of this binary>/.. */
+};
+
+/* Parses argv; returns -1 (message printed) on a bad option, 1 after --help, 0 otherwise. */
+int opts_parse(struct opts *o, int argc, char **argv);
+
+#endif

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT */
+#include "qemu.h"
+
+void qemu_argv(struct strv *a, const struct qemu_cfg *c)
+{
+    strv_add(a, "qemu-system-x86_64");
+    strv_add(a, "-nodefaults");
+    strv_add(a, "-no-user-config");
+    strv_add(a, "-machine");
+    strv_add(a, c->machine);
+    /* KVM does not work on our machines; TCG always */
+    strv_add(a, "-accel");
+    strv_add(a, "tcg");
+    strv_add(a, "-cpu");
+    strv_add(a, "max,vendor=GenuineIntel");
+    strv_add(a, "-m");
+    strv_addf(a, "%d", c->memory_mb);
+    strv_add(a, "-smp");
+    strv_addf(a, "%d", c->smp);
+    strv_add(a, "-display");
+    strv_add(a, "none");
+    /* a reset (or triple fault) ends QEMU with SHUTDOWN reason guest-reset */
+    strv_add(a, "-no-reboot");
+    strv_add(a, "-action");
+    strv_add(a, "panic=shutdown");
+    strv_add(a, "-device");
+    strv_add(a, "pvpanic");
+    /* COM1 and QMP: QEMU connects to sockets we already listen on */
+    strv_add(a, "-chardev");
+    strv_addf(a, "socket,id=com1,path=%s", c->com1_sock);
+    strv_add(a, "-serial");
+    strv_add(a, "chardev:com1");
+    strv_add(a, "-chardev");
+    strv_addf(a, "socket,id=qmp,path=%s", c->qmp_sock);
+    strv_add(a, "-mon");
+    strv_add(a, "chardev=qmp,mode=control");
+    if (c->tpm_sock) {
+        strv_add(a, "-chardev");
+        strv_addf(a, "socket,id=chrtpm,path=%s", c->tpm_sock);
+        strv_add(a, "-tpmdev");
+        strv_add(a, "emulator,id=tpm0,chardev=chrtpm");
+        strv_add(a, "-device");
+        strv_add(a, "tpm-tis,tpmdev=tpm0");
+    }
+    if (c->vsenter_sock) {
+        strv_add(a, "-chardev");
+        strv_addf(a, "socket,id=vsenter,path=%s", c->vsenter_sock);
+        strv_add(a, "-device");
+        strv_add(a, "isa-serial,chardev=vsenter,iobase=0x2f8,irq=3");
+    }
+    if (c->iso) {
+        strv_add(a, "-cdrom");
+        strv_add(a, c->iso);
+        strv_add(a, "-boot");
+        strv_add(a, "d");
+    } else {
+        strv_add(a, "-kernel");
+        strv_add(a, c->kernel);
+        strv_add(a, "-append");
+        strv_add(a, c->append);
+        if (c->initrd) {
+            strv_add(a, "-initrd");
+            strv_add(a, c->initrd);
+        }
+    }
+    for (int i = 0; i < c->nextra; i++)
+        strv_add(a, c->extra[i]);
+}

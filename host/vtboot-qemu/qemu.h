@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: MIT */
+/* The QEMU command line. */
+#ifndef VTBOOT_QEMU_QEMU_H
+#define VTBOOT_QEMU_QEMU_H
+
+#include "strv.h"
+
+#include <stdbool.h>
+
+struct qemu_cfg {
+    const char *machine;
+    int smp, memory_mb;
+    const char *com1_sock, *qmp_sock;
+    const char *tpm_sock;       /* NULL: no TPM */
+    const char *vsenter_sock;   /* NULL: no VSENTER UART */
+    /* multiboot1 through QEMU (paths relative to QEMU's cwd) ... */
+    const char *kernel, *append, *initrd;
+    /* ... or a boot ISO */
+    const char *iso;
+    char **extra;
+    int nextra;
+};
+
+void qemu_argv(struct strv *a, const struct qemu_cfg *c);
+
+#endif
