@@ -2,7 +2,8 @@
 # Pure sources (parsers, builders, decisions) also build for the host: see tests/tests.mk.
 
 VTBOOT_PURE_SRCS := $(sort $(wildcard src/lib/*.c src/log/*.c src/boot/*.c src/mem/*.c \
-                      src/linux/*.c src/tboot/*.c src/acpi/*.c src/tpm/*.c))
+                      src/linux/*.c src/tboot/*.c src/acpi/*.c src/tpm/*.c \
+                      src/crypto/*.c))
 VTBOOT_PURE_SRCS := $(filter-out src/lib/libgcc.c,$(VTBOOT_PURE_SRCS))
 VTBOOT_HW_SRCS   := $(sort $(wildcard src/*.c src/drivers/*.c src/arch/x86/*.c)) src/lib/libgcc.c
 VTBOOT_ASM_SRCS  := $(sort $(wildcard src/arch/x86/*.S))

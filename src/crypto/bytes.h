@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Explicit big- and little-endian loads and stores for the crypto code. Byte by byte, so they
+ * are independent of the host's byte order and alignment; gcc turns them into mov (+ bswap).
+ */
+#ifndef CRYPTO_BYTES_H
+#define CRYPTO_BYTES_H
+
+#include <stdint.h>
+
+static inline uint32_t load_be32(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | (uint32_t)p[3];
+}
+
+static inline uint64_t load_be64(const uint8_t *p)
+{
+    return (uint64_t)load_be32(p) << 32 | load_be32(p + 4);
+}
+
+static inline void store_be32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)(v >> 24);
+    p[1] = (uint8_t)(v >> 16);
+    p[2] = (uint8_t)(v >> 8);
+    p[3] = (uint8_t)v;
+}
+
+static inline void store_be64(uint8_t *p, uint64_t v)
+{
+    store_be32(p, (uint32_t)(v >> 32));
+    store_be32(p + 4, (uint32_t)v);
+}
+
+static inline uint32_t load_le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static inline void store_le32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+}
+
+static inline uint32_t rotr32(uint32_t x, unsigned n)
+{
+    return x >> n | x << (32 - n);
+}
+
+static inline uint32_t rotl32(uint32_t x, unsigned n)
+{
+    return x << n | x >> (32 - n);
+}
+
+static inline uint64_t rotr64(uint64_t x, unsigned n)
+{
+    return x >> n | x << (64 - n);
+}
+
+#endif

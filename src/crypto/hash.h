@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Hash algorithms by TPM 2.0 algorithm ID (TPM_ALG_ID, TCG Algorithm Registry), for PCR banks
+ * and event logs: digest sizes, a streaming context over all of them, one-shot hashing, and
+ * the PCR extend operation. Unsupported IDs are rejected: -1, 0, NULL or false, as each says.
+ */
+#ifndef CRYPTO_HASH_H
+#define CRYPTO_HASH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "crypto/sha1.h"
+#include "crypto/sha256.h"
+#include "crypto/sha512.h"
+
+/* TPM_ALG_ID values (TPM 2.0 Part 2, §6.3; TCG Algorithm Registry). */
+#define TPM_ALG_SHA1   0x0004u
+#define TPM_ALG_SHA256 0x000Bu
+#define TPM_ALG_SHA384 0x000Cu
+#define TPM_ALG_SHA512 0x000Du
+
+#define HASH_MAX_DIGEST_SIZE SHA512_DIGEST_SIZE   /* 64 */
+
+struct hash_ctx {
+    uint16_t alg;                       /* a supported TPM_ALG_* */
+    union {
+        struct sha1_ctx sha1;
+        struct sha256_ctx sha256;
+        struct sha512_ctx sha512;       /* SHA-384 and SHA-512 */
+    } u;
+};
+
+/* True if alg is one of the TPM_ALG_* above. */
+bool hash_alg_supported(uint16_t alg);
+
+/* The digest size in bytes (20, 32, 48, 64), or 0 if alg is not supported. */
+size_t hash_digest_size(uint16_t alg);
+
+/* "sha1", "sha256", "sha384", "sha512" (the TCG/tboot spelling), or NULL if not supported. */
+const char *hash_alg_name(uint16_t alg);
+
+/* Starts a hash; 0, or -1 (ctx untouched) if alg is not supported. */
+int hash_init(struct hash_ctx *ctx, uint16_t alg);
+/* ctx must have been started by a successful hash_init. */
+void hash_update(struct hash_ctx *ctx, const void *data, size_t len);
+/* Writes hash_digest_size(ctx->alg) bytes to digest and wipes ctx. */
+void hash_final(struct hash_ctx *ctx, uint8_t *digest);
+
+/* One-shot: digest = H_alg(data[0..len)), hash_digest_size(alg) bytes; 0, or -1 if unsupported. */
+int hash_buffer(uint16_t alg, const void *data, size_t len, uint8_t *digest);
+
+/*
+ * PCR extend: pcr = H_alg(pcr || digest), both hash_digest_size(alg) bytes; pcr and digest may
+ * be the same buffer. 0, or -1 (pcr untouched) if alg is not supported.
+ */
+int hash_extend(uint16_t alg, uint8_t *pcr, const uint8_t *digest);
+
+#endif

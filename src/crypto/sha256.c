@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: MIT */
+/* SHA-256, written from FIPS 180-4 §4.1.2, §4.2.2, §5.1.1, §5.3.3 and §6.2. */
+#include "crypto/sha256.h"
+
+#include "crypto/bytes.h"
+#include "lib/string.h"
+
+static const uint32_t sha256_k[64] = {
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+};
+
+/*
+ * FIPS 180-4 §4.1.2, in equivalent forms that take fewer x86 instructions: Ch with one operation
+ * fewer; the big sigmas as nested rotations (rotr is linear over xor, so e.g.
+ * rotr(e ^ rotr(e ^ rotr(e, 14), 5), 6) = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)), which need
+ * fewer register copies with two-operand rotates; Maj in ROUND below.
+ */
+#define CH(x, y, z)  ((z) ^ ((x) & ((y) ^ (z))))
+#define BSIG0(x)     rotr32((x) ^ rotr32((x) ^ rotr32(x, 9), 11), 2)
+#define BSIG1(x)     rotr32((x) ^ rotr32((x) ^ rotr32(x, 14), 5), 6)
+#define SSIG0(x)     (rotr32((x) ^ rotr32(x, 11), 7) ^ ((x) >> 3))
+#define SSIG1(x)     (rotr32((x) ^ rotr32(x, 2), 17) ^ ((x) >> 10))
+
+/* The schedule lives in a 16-word ring: w[t & 15] holds W_t once computed (§6.2.2 step 1). */
+#define W_LOAD(t)  (w[t] = load_be32(block + 4 * (t)))
+#define W_SCHED(t)                                                                             \
+    (w[t] += SSIG1(w[((t) + 14) & 15]) + w[((t) + 9) & 15] + SSIG0(w[((t) + 1) & 15]))
+
+/*
+ * One round (§6.2.2 step 3) with the working variables renamed instead of shifted.
+ * Maj(a, b, c) = b ^ ((a ^ b) & (b ^ c)), and this round's b ^ c is the previous round's a ^ b
+ * (the renaming moves a to b and b to c), so bc carries it from round to round.
+ */
+#define ROUND(a, b, c, d, e, f, g, h, t, W)                                                    \
+    do {                                                                                       \
+        uint32_t t1 = h + BSIG1(e) + CH(e, f, g) + sha256_k[j + (t)] + W(t);                   \
+        uint32_t ab = a ^ b;                                                                   \
+        d += t1;                                                                               \
+        h = t1 + BSIG0(a) + (b ^ (ab & bc));                                                   \
+        bc = ab;                                                                               \
+    } while (0)
+
+#define ROUNDS16(W)                                                                            \
+    do {                                                                                       \
+        ROUND(a, b, c, d, e, f, g, h, 0, W);                                                   \
+        ROUND(h, a, b, c, d, e, f, g, 1, W);                                                   \
+        ROUND(g, h, a, b, c, d, e, f, 2, W);                                                   \
+        ROUND(f, g, h, a, b, c, d, e, 3, W);                                                   \
+        ROUND(e, f, g, h, a, b, c, d, 4, W);                                                   \
+        ROUND(d, e, f, g, h, a, b, c, 5, W);                                                   \
+        ROUND(c, d, e, f, g, h, a, b, 6, W);                                                   \
+        ROUND(b, c, d, e, f, g, h, a, 7, W);                                                   \
+        ROUND(a, b, c, d, e, f, g, h, 8, W);                                                   \
+        ROUND(h, a, b, c, d, e, f, g, 9, W);                                                   \
+        ROUND(g, h, a, b, c, d, e, f, 10, W);                                                  \
+        ROUND(f, g, h, a, b, c, d, e, 11, W);                                                  \
+        ROUND(e, f, g, h, a, b, c, d, 12, W);                                                  \
+        ROUND(d, e, f, g, h, a, b, c, 13, W);                                                  \
+        ROUND(c, d, e, f, g, h, a, b, 14, W);                                                  \
+        ROUND(b, c, d, e, f, g, h, a, 15, W);                                                  \
+    } while (0)
+
+/* Processes nblocks consecutive 64-byte blocks (§6.2.2). */
+static void sha256_blocks(uint32_t state[8], const uint8_t *block, size_t nblocks)
+{
+    uint32_t w[16];
+
+    for (; nblocks; nblocks--, block += SHA256_BLOCK_SIZE) {
+        uint32_t a = state[0], b = state[1], c = state[2], d = state[3];
+        uint32_t e = state[4], f = state[5], g = state[6], h = state[7];
+        uint32_t bc = b ^ c;
+        unsigned j = 0;
+
+        ROUNDS16(W_LOAD);
+        for (j = 16; j < 64; j += 16)
+            ROUNDS16(W_SCHED);
+
+        state[0] += a;
+        state[1] += b;
+        state[2] += c;
+        state[3] += d;
+        state[4] += e;
+        state[5] += f;
+        state[6] += g;
+        state[7] += h;
+    }
+    memzero_explicit(w, sizeof(w));
+}
+
+void sha256_init(struct sha256_ctx *ctx)
+{
+    /* §5.3.3 */
+    ctx->state[0] = 0x6a09e667;
+    ctx->state[1] = 0xbb67ae85;
+    ctx->state[2] = 0x3c6ef372;
+    ctx->state[3] = 0xa54ff53a;
+    ctx->state[4] = 0x510e527f;
+    ctx->state[5] = 0x9b05688c;
+    ctx->state[6] = 0x1f83d9ab;
+    ctx->state[7] = 0x5be0cd19;
+    ctx->bytes = 0;
+}
+
+void sha256_update(struct sha256_ctx *ctx, const void *data, size_t len)
+{
+    const uint8_t *p = data;
+    size_t fill = (size_t)(ctx->bytes % SHA256_BLOCK_SIZE);
+
+    if (len == 0)
+        return;
+    ctx->bytes += len;
+    if (fill) {
+        size_t take = SHA256_BLOCK_SIZE - fill;
+        if (len < take) {
+            memcpy(ctx->buf + fill, p, len);
+            return;
+        }
+        memcpy(ctx->buf + fill, p, take);
+        sha256_blocks(ctx->state, ctx->buf, 1);
+        p += take;
+        len -= take;
+    }
+    if (len >= SHA256_BLOCK_SIZE) {
+        size_t n = len / SHA256_BLOCK_SIZE;
+        sha256_blocks(ctx->state, p, n);
+        p += n * SHA256_BLOCK_SIZE;
+        len -= n * SHA256_BLOCK_SIZE;
+    }
+    if (len)
+        memcpy(ctx->buf, p, len);
+}
+
+void sha256_final(struct sha256_ctx *ctx, uint8_t digest[SHA256_DIGEST_SIZE])
+{
+    size_t fill = (size_t)(ctx->bytes % SHA256_BLOCK_SIZE);
+    unsigned i;
+
+    /* §5.1.1: a 1 bit, zeros, then the 64-bit big-endian bit length. */
+    ctx->buf[fill++] = 0x80;
+    if (fill > SHA256_BLOCK_SIZE - 8) {
+        memset(ctx->buf + fill, 0, SHA256_BLOCK_SIZE - fill);
+        sha256_blocks(ctx->state, ctx->buf, 1);
+        fill = 0;
+    }
+    memset(ctx->buf + fill, 0, SHA256_BLOCK_SIZE - 8 - fill);
+    store_be64(ctx->buf + SHA256_BLOCK_SIZE - 8, ctx->bytes << 3);
+    sha256_blocks(ctx->state, ctx->buf, 1);
+
+    for (i = 0; i < 8; i++)
+        store_be32(digest + 4 * i, ctx->state[i]);
+    memzero_explicit(ctx, sizeof(*ctx));
+}
+
+void sha256_buffer(const void *data, size_t len, uint8_t digest[SHA256_DIGEST_SIZE])
+{
+    struct sha256_ctx ctx;
+
+    sha256_init(&ctx);
+    sha256_update(&ctx, data, len);
+    sha256_final(&ctx, digest);
+}
