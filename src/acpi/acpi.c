@@ -103,9 +103,10 @@ int acpi_read_platform(uint64_t rsdp_addr, struct acpi_platform *p, char *err, u
     p->rsdp = rsdp_addr;
     if (r->revision >= 2) {
         const struct acpi_rsdp *r2 = phys_map(rsdp_addr, ACPI_RSDP_V2_LEN);
-        if (r2 && r2->length >= ACPI_RSDP_V2_LEN && r2->length <= 4096 &&
-            phys_map(rsdp_addr, r2->length) &&
-            !checksum((const uint8_t *)r2, r2->length) && r2->xsdt_address) {
+        /* the extended checksum covers `length` bytes: map them all before reading them */
+        const uint8_t *whole = r2 && r2->length >= ACPI_RSDP_V2_LEN && r2->length <= 4096
+                                   ? phys_map(rsdp_addr, r2->length) : 0;
+        if (whole && !checksum(whole, r2->length) && r2->xsdt_address) {
             root = table_at(r2->xsdt_address, "XSDT");
             entry_size = 8;
         }
