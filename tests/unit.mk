@@ -8,6 +8,9 @@
 #   make unit-test        build and run them all; one summary line when green
 #   make unit-test-build  only build
 #   UNIT_VERBOSE=1        print every test's output, not only the failing ones'
+#
+# A test that needs more libraries sets UNIT_LDLIBS.<dir>/<name>_test (e.g.
+# UNIT_LDLIBS.crypto/openssl_compare_test := -lcrypto) in its own fragment.
 
 DEPS += libcmocka-dev clang libclang-rt-14-dev gcc python3
 
@@ -40,7 +43,7 @@ $(UNIT_LIB): $(UNIT_LIBOBJS)
 
 $(UNIT_OBJDIR)/%_test: tests/unit/%_test.c $(UNIT_LIB)
 	@mkdir -p $(@D)
-	@$(UNIT_CC) $(UNIT_CFLAGS) -MF $@.d $< $(UNIT_LIB) $(UNIT_LDLIBS) -o $@
+	@$(UNIT_CC) $(UNIT_CFLAGS) -MF $@.d $< $(UNIT_LIB) $(UNIT_LDLIBS) $(UNIT_LDLIBS.$*_test) -o $@
 
 unit-test: $(UNIT_BINS)
 	@$(UNIT_ENV) tests/unit/run.sh $(if $(UNIT_VERBOSE),-v) $(UNIT_BINS)

@@ -173,6 +173,25 @@ static void xsdt_preferred_then_fallback(void **state)
     assert_true(p.reset_supported);
 }
 
+/* An RSDP whose length is more than 36: the extended checksum covers all of it. */
+static void rsdp_v2_longer(void **state)
+{
+    (void)state;
+    mem_setup();
+    struct acpi_layout l = acpi_build(&tables, &bios, ACPI_XSDT_ONLY);
+    uint8_t *r = phys_fake_ptr(l.rsdp);
+    gmem_alloc(&bios, 64, 16);                   /* room after the RSDP */
+    put32(r, 20, 100);
+    memset(r + 36, 0x11, 64);
+    acpi_fix_checksum(r, 100, 32);
+    assert_int_equal(read_platform(l.rsdp), 0);
+    assert_int_equal(p.dsdt, l.dsdt);
+    /* the bytes past 36 count */
+    r[99] ^= 1;
+    assert_int_equal(read_platform(l.rsdp), -1);
+    assert_contains(err, "RSDT/XSDT missing");
+}
+
 static void bad_rsdp(void **state)
 {
     (void)state;
@@ -421,6 +440,7 @@ int main(void)
         T(rsdp_in_ebda),
         T(find_rsdp_misses),
         T(xsdt_preferred_then_fallback),
+        T(rsdp_v2_longer),
         T(bad_rsdp),
         T(bad_root),
         T(bad_fadt),
