@@ -171,9 +171,20 @@ static void plan_linux(const struct mem_range *own, unsigned nown)
     uint32_t initrd_size = initrd ? initrd->end - initrd->start : 0;
     if (initrd && initrd_size == 0)
         pr_warn("module 1 (initrd) is empty; booting without an initrd\n");
-    if (linux_plan(&bz, &final_map, busy, nbusy, initrd ? initrd->start : 0, initrd_size, &plan,
-                   err, sizeof(err)))
+    if (linux_plan(&bz, &final_map, busy, nbusy, bi.nr_modules, initrd ? initrd->start : 0,
+                   initrd_size, &plan, err, sizeof(err)))
         fail("no room for Linux");
+
+    /* Modules in the way of a kernel that cannot move go elsewhere, before they are measured. */
+    for (unsigned i = 0; i < plan.nr_moves; i++) {
+        struct boot_module *m = &bi.modules[plan.moves[i].busy_index - nown];
+        uint32_t size = m->end - m->start;
+        memmove((void *)(uintptr_t)plan.moves[i].to, (const void *)(uintptr_t)m->start, size);
+        pr_info("module %u moved from 0x%08x to 0x%08x, out of the kernel's way\n",
+                plan.moves[i].busy_index - nown, m->start, plan.moves[i].to);
+        m->start = plan.moves[i].to;
+        m->end = m->start + size;
+    }
 }
 
 /* Copies kernel and initrd to their planned places, builds the zero page and jumps. */

@@ -9,21 +9,62 @@
 #define PAGE 0x1000u
 #define LOW_MEMORY_END 0x100000u     /* the initrd stays out of the first MiB */
 
-/* The caller's busy ranges followed by the kernel's own. */
+/* The caller's busy ranges, then the kernel's own, then where moved modules go. */
 struct busy_list {
-    struct mem_range r[32];
+    struct mem_range r[48];
     unsigned n;
 };
 
+/*
+ * Every caller range overlapping the kernel's fixed ranges (the last two of `all`) must be
+ * movable; each gets a new home, as high as possible, clear of everything planned so far.
+ */
+static int move_out_of_the_way(const struct e820_map *map, struct busy_list *all,
+                               unsigned nbusy, unsigned nr_movable, struct linux_plan *plan,
+                               char *err, unsigned errlen)
+{
+    const struct mem_range *kernel = &all->r[all->n - 2];
+    for (unsigned i = 0; i < nbusy; i++) {
+        const struct mem_range *b = &all->r[i];
+        if (!place_conflict(kernel, 2, b->addr, b->size))
+            continue;
+        if (i < nbusy - nr_movable)
+            FAIL("non-relocatable kernel would overwrite %s at 0x%llx", b->what,
+                 (unsigned long long)b->addr);
+        uint64_t to;
+        if (plan->nr_moves >= LINUX_MAX_MOVES || all->n >= sizeof(all->r) / sizeof(all->r[0]) ||
+            !place_highest(map, all->r, all->n, LOW_MEMORY_END, FOUR_GIB, b->size, PAGE, &to))
+            FAIL("no free RAM to move %s (0x%llx bytes) out of the kernel's way", b->what,
+                 (unsigned long long)b->size);
+        plan->moves[plan->nr_moves++] = (struct module_move){ i, (uint32_t)to };
+        all->r[all->n++] = (struct mem_range){ to, b->size, "a moved module" };
+    }
+    return 0;
+}
+
+/* Where the initrd is once the planned moves are done. */
+static uint32_t initrd_after_moves(const struct mem_range *busy, const struct linux_plan *plan,
+                                   uint32_t at, uint32_t size)
+{
+    for (unsigned i = 0; i < plan->nr_moves; i++) {
+        const struct mem_range *b = &busy[plan->moves[i].busy_index];
+        if (b->addr == at && b->size == size)
+            return plan->moves[i].to;
+    }
+    return at;
+}
+
 int linux_plan(const struct bzimage *bz, const struct e820_map *map, const struct mem_range *busy,
-               unsigned nbusy, uint32_t initrd_at, uint32_t initrd_size, struct linux_plan *plan,
-               char *err, unsigned errlen)
+               unsigned nbusy, unsigned nr_movable, uint32_t initrd_at, uint32_t initrd_size,
+               struct linux_plan *plan, char *err, unsigned errlen)
 {
     static struct busy_list all;
     uint64_t at;
 
     memset(plan, 0, sizeof(*plan));
-    if (nbusy + 2 > sizeof(all.r) / sizeof(all.r[0]))
+    if (nr_movable > nbusy)
+        FAIL("%u movable ranges of %u", nr_movable, nbusy);
+    if (nbusy + 2 + LINUX_MAX_MOVES > sizeof(all.r) / sizeof(all.r[0]))
         FAIL("too many busy memory ranges (%u)", nbusy);
     for (unsigned i = 0; i < nbusy; i++)
         all.r[i] = busy[i];
@@ -36,23 +77,22 @@ int linux_plan(const struct bzimage *bz, const struct e820_map *map, const struc
             FAIL("no free RAM for the kernel: 0x%x bytes aligned to 0x%x above 0x%llx",
                  bz->init_size, bz->alignment, (unsigned long long)bz->pref_address);
         plan->kernel_load = plan->kernel_mem = (uint32_t)at;
+        all.r[all.n++] = (struct mem_range){ at, bz->init_size, "kernel" };
     } else {
         /* Loaded at 1 MiB, it moves itself to pref_address (LOAD_PHYSICAL_ADDR). */
-        const struct mem_range *c;
         if (!e820_range_is(map, BZIMAGE_NONRELOC_ADDR, bz->pm_size, E820_TYPE_RAM) ||
             !e820_range_is(map, bz->pref_address, bz->init_size, E820_TYPE_RAM))
             FAIL("non-relocatable kernel: 0x%x+0x%x or 0x%llx+0x%x is not RAM",
                  BZIMAGE_NONRELOC_ADDR, bz->pm_size, (unsigned long long)bz->pref_address,
                  bz->init_size);
-        if ((c = place_conflict(all.r, all.n, BZIMAGE_NONRELOC_ADDR, bz->pm_size)) ||
-            (c = place_conflict(all.r, all.n, bz->pref_address, bz->init_size)))
-            FAIL("non-relocatable kernel would overwrite %s at 0x%llx", c->what,
-                 (unsigned long long)c->addr);
         plan->kernel_load = BZIMAGE_NONRELOC_ADDR;
         plan->kernel_mem = (uint32_t)bz->pref_address;
         all.r[all.n++] = (struct mem_range){ BZIMAGE_NONRELOC_ADDR, bz->pm_size, "kernel image" };
+        all.r[all.n++] = (struct mem_range){ plan->kernel_mem, bz->init_size, "kernel" };
+        if (move_out_of_the_way(map, &all, nbusy, nr_movable, plan, err, errlen))
+            return -1;
+        initrd_at = initrd_after_moves(busy, plan, initrd_at, initrd_size);
     }
-    all.r[all.n++] = (struct mem_range){ plan->kernel_mem, bz->init_size, "kernel" };
 
     if (!initrd_size)
         return 0;
@@ -60,9 +100,11 @@ int linux_plan(const struct bzimage *bz, const struct e820_map *map, const struc
     if (limit > FOUR_GIB || bz->hdr.initrd_addr_max == 0)
         limit = FOUR_GIB;
     plan->initrd_size = initrd_size;
-    /* Where the loader put it is fine unless the kernel needs it or it is out of reach; the
-     * caller has checked that modules overlap neither each other nor vtboot. */
-    if (!place_conflict(all.r + nbusy, all.n - nbusy, initrd_at, initrd_size) &&
+    /* Where the loader (or a move) put it is fine unless the kernel needs it or it is out of
+     * reach; the caller has checked that modules overlap neither each other nor vtboot, and
+     * moves went clear of everything. */
+    unsigned nkernel = bz->relocatable ? 1 : 2;
+    if (!place_conflict(all.r + nbusy, nkernel, initrd_at, initrd_size) &&
         initrd_at >= LOW_MEMORY_END && (initrd_at & (PAGE - 1)) == 0 &&
         (uint64_t)initrd_at + initrd_size <= limit &&
         e820_range_is(map, initrd_at, initrd_size, E820_TYPE_RAM)) {

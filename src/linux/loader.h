@@ -13,20 +13,32 @@
 #include "mem/e820.h"
 #include "mem/place.h"
 
+#define LINUX_MAX_MOVES 16u
+
+/* A movable busy range that must leave the way of a kernel that cannot be relocated. */
+struct module_move {
+    unsigned busy_index;
+    uint32_t to;
+};
+
 struct linux_plan {
     uint32_t kernel_load;            /* where the protected-mode part is copied; the entry */
     uint32_t kernel_mem;             /* start of the init_size bytes the kernel decompresses into */
     uint32_t initrd_addr;
     uint32_t initrd_size;
+    unsigned nr_moves;               /* done first, in order; destinations overlap nothing */
+    struct module_move moves[LINUX_MAX_MOVES];
 };
 
 /*
  * Plans the kernel (and, if initrd_size, the initrd now at initrd_at) into `map`, avoiding
- * `busy` (which must include the modules' current locations). -1 with a reason in err.
+ * `busy` (which must include the modules' current locations). The last nr_movable entries of
+ * busy are modules: a non-relocatable kernel's fixed ranges may overlap those only, and the
+ * plan moves them away (as tboot's move_modules does). -1 with a reason in err.
  */
 int linux_plan(const struct bzimage *bz, const struct e820_map *map, const struct mem_range *busy,
-               unsigned nbusy, uint32_t initrd_at, uint32_t initrd_size, struct linux_plan *plan,
-               char *err, unsigned errlen);
+               unsigned nbusy, unsigned nr_movable, uint32_t initrd_at, uint32_t initrd_size,
+               struct linux_plan *plan, char *err, unsigned errlen);
 
 struct linux_boot_args {
     uint32_t cmdline_addr;

@@ -53,7 +53,7 @@ static int plan_it(uint32_t initrd_at, uint32_t initrd_size)
 {
     memset(err, 0, sizeof(err));
     memset(&plan, 0xa5, sizeof(plan));
-    return linux_plan(&bz, &map, busy, nbusy, initrd_at, initrd_size, &plan, err, sizeof(err));
+    return linux_plan(&bz, &map, busy, nbusy, 0, initrd_at, initrd_size, &plan, err, sizeof(err));
 }
 
 static void relocatable_at_pref(void **state)
@@ -142,6 +142,38 @@ static void non_relocatable_conflicts(void **state)
     make_bz(0, 8 * MiB, 0x7fffffff);
     assert_int_equal(plan_it(0, 0), -1);
     assert_contains(err, "is not RAM");
+}
+
+/* GRUB puts modules low: a non-relocatable kernel's 1 MiB and 16 MiB ranges hit them. The
+ * modules (the last two busy entries) move high, clear of everything; vtboot never moves. */
+static void non_relocatable_moves_modules(void **state)
+{
+    (void)state;
+    setup_qemu();
+    nbusy = 2;                                        /* vtboot, memory log */
+    make_bz(0, 8 * MiB, 0x7fffffff);
+    busy[nbusy++] = (struct mem_range){ MiB, 0x1f4400, "a module" };        /* the bzImage */
+    busy[nbusy++] = (struct mem_range){ 17 * MiB, 2 * MiB, "a module" };    /* the initrd */
+    assert_int_equal(linux_plan(&bz, &map, busy, nbusy, 2, 17 * MiB, 2 * MiB, &plan, err,
+                                sizeof(err)), 0);
+    assert_int_equal(plan.kernel_load, MiB);
+    assert_int_equal(plan.kernel_mem, 16 * MiB);
+    assert_int_equal(plan.nr_moves, 2);
+    assert_int_equal(plan.moves[0].busy_index, 2);
+    assert_int_equal(plan.moves[1].busy_index, 3);
+    /* highest page-aligned room below the top of RAM (128 MiB), then just below that */
+    assert_int_equal(plan.moves[0].to, (128 * MiB - 0x1f4400) & ~0xfffu);
+    assert_int_equal(plan.moves[1].to, (plan.moves[0].to - 2 * MiB) & ~0xfffu);
+    /* the initrd stays where its move put it */
+    assert_int_equal(plan.initrd_addr, plan.moves[1].to);
+
+    /* the same layout with nothing movable is refused, naming what is in the way */
+    assert_int_equal(linux_plan(&bz, &map, busy, nbusy, 0, 17 * MiB, 2 * MiB, &plan, err,
+                                sizeof(err)), -1);
+    assert_string_equal(err, "non-relocatable kernel would overwrite a module at 0x100000");
+    /* more movable ranges than busy ones is a caller bug */
+    assert_int_equal(linux_plan(&bz, &map, busy, nbusy, nbusy + 1, 0, 0, &plan, err,
+                                sizeof(err)), -1);
 }
 
 static void initrd_moved(void **state)
@@ -346,6 +378,7 @@ int main(void)
         cmocka_unit_test(relocatable_no_room),
         cmocka_unit_test(non_relocatable),
         cmocka_unit_test(non_relocatable_conflicts),
+        cmocka_unit_test(non_relocatable_moves_modules),
         cmocka_unit_test(initrd_moved),
         cmocka_unit_test(initrd_no_room),
         cmocka_unit_test(no_initrd_and_busy_limit),

@@ -1,0 +1,22 @@
+# tests/tests.mk: `make test` runs everything: host unit tests (cmocka), a fuzz smoke run
+# (libFuzzer), the launcher's own tests, and the QEMU tests (pytest, Debian's python3-pytest,
+# run by /usr/bin/python3), which boot vtboot with stock Linux 6.1, swtpm and GRUB.
+
+include tests/unit.mk
+include tests/fuzz.mk
+
+DEPS += python3-pytest python3-pytest-xdist python3-yaml python3-pyelftools tpm2-tools tboot \
+        binutils dpkg
+
+UNIT_LDLIBS.crypto/openssl_compare_test := -lcrypto
+
+# QEMU tests run side by side; each boot is one QEMU under TCG (about 5 s).
+QEMU_TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
+PYTEST := /usr/bin/python3 -m pytest -p no:cacheprovider -q
+
+.PHONY: test qemu-test
+test: all
+	@$(MAKE) --no-print-directory unit-test fuzz-smoke host-test qemu-test
+
+qemu-test:
+	$(PYTEST) -n $(QEMU_TEST_JOBS) tests/qemu $(if $(QEMU_TESTS),-k "$(QEMU_TESTS)")
