@@ -218,10 +218,60 @@ rc=$?
 if [ $rc = 4 ]; then ok "qemu killed: exit 4"; else bad "qemu killed: exit $rc" "$(tail -3 "$T/qemukill.err")"; fi
 check_clean "qemu killed"
 
-if [ -n "${VTQ_EXTRA_TESTS:-}" ]; then
-    # shellcheck source=/dev/null
-    . "$VTQ_EXTRA_TESTS"
-fi
+echo "# virtual SENTER"
+# what the host must measure: testk's read-only image, exactly as in its ELF file
+objcopy -O binary -j .mle "$TESTK" "$T/mle.bin"
+pcr_expect() {   # FILE-or-"-HEX" -> "sha256 sha1" of PCR 17 after one launch
+    python3 - "$1" <<'PY'
+import hashlib, sys
+a = sys.argv[1]
+if a.startswith('-'):
+    print(hashlib.sha256(b'\0' * 32 + bytes.fromhex(a[1:])).hexdigest(), '-')
+else:
+    m = open(a, 'rb').read()
+    print(hashlib.sha256(b'\0' * 32 + hashlib.sha256(m).digest()).hexdigest(),
+          hashlib.sha1(b'\0' * 20 + hashlib.sha1(m).digest()).hexdigest(), hashlib.sha256(m).hexdigest())
+PY
+}
+read -r W256 W1 MLE256 <<< "$(pcr_expect "$T/mle.bin")"
+ZERO256=$(printf '0%.0s' {1..64})
+check_launch() {  # NAME
+    expect_out "$1" "TESTK: vsenter reply: VSENTER-OK 1 sha256=$MLE256"
+    expect_out "$1" "TESTK: pcr after: PCR17 sha256=$W256"
+    expect_out "$1" "TESTK: pcr after: PCR17 sha1=$W1"
+    expect_out "$1" "TESTK: pcr after: PCR18 sha256=$ZERO256"
+    expect_err "$1" "vtboot-qemu: virtual SENTER: mle 0x00100000+0x$(printf %08x "$(stat -c %s "$T/mle.bin")") sha256=$MLE256"
+}
+run vsenter 0 "${BASE[@]}" --vtboot-cmdline "action=vsenter pcr"
+expect_out vsenter "TESTK: pcr before: PCR17 sha256=$(printf 'f%.0s' {1..64})"
+check_launch vsenter
+run vstwice 0 "${BASE[@]}" --vtboot-cmdline "action=vstwice"
+check_launch vstwice
+run vsgarbage 0 "${BASE[@]}" --vtboot-cmdline "action=vsgarbage"
+for want in "bad 0: VSENTER-ERR 1 not a VSENTER request" "bad 1: VSENTER-ERR 1 unsupported protocol 2" \
+            "bad 2: VSENTER-ERR 1 mle_size is 0" "bad 3: VSENTER-ERR 1 MLE range crosses 4 GiB" \
+            "bad 4: VSENTER-ERR 1 mle_size above 0x1000000" "bad 5: VSENTER-ERR 1 malformed request" \
+            "bad 6: VSENTER-ERR 1 MLE range not in guest RAM" "bad long: VSENTER-ERR 1 line too long" \
+            "bad binary: VSENTER-ERR 1 not a VSENTER request"; do
+    expect_out vsgarbage "TESTK: vsenter $want"
+done
+check_launch vsgarbage
+run vsgrub 0 "${BASE[@]}" --grub --vtboot-cmdline "action=vsenter"
+check_launch vsgrub
+run vspc 0 "${BASE[@]}" --machine pc --vtboot-cmdline "action=vsenter"
+check_launch vspc
+run vsbig 0 "${BASE[@]}" --vtboot-cmdline "action=vsbig" -v
+big=$(grep -a -o 'VSENTER-OK 1 sha256=[0-9a-f]*' "$T/vsbig.out" | sed 's/.*=//')
+read -r B256 _ <<< "$(pcr_expect "-${big:-00}")"
+expect_out vsbig "TESTK: pcr after: PCR17 sha256=$B256"
+grep -a "virtual SENTER took" "$T/vsbig.err" | sed 's/^/     16 MiB: /'
+run vsnotpm 0 "${BASE[@]}" --no-tpm --vtboot-cmdline "action=vsenter"
+expect_out vsnotpm "TESTK: vsenter reply: VSENTER-ERR 1 no TPM"
+run vsnodrtm 0 "${BASE[@]}" --no-drtm --vtboot-cmdline "action=vsenter pcr"
+expect_out vsnodrtm "TESTK: no VSENTER UART"
+run vsnodrtm2 0 "${BASE[@]}" --no-drtm --vtboot-cmdline "action=poweroff pcr"
+expect_out vsnodrtm2 "TESTK: pcr before: PCR17 sha256=$(printf 'f%.0s' {1..64})"
+check_clean "virtual SENTER"
 
 echo
 [ $FAIL = 0 ] || printf 'failed: %s\n' "${FAILED[@]}"

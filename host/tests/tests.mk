@@ -20,8 +20,17 @@ $(HOST_TESTK): $(HOST_TESTK_OBJ) host/tests/guest/link.ld
 	ld -m elf_i386 -nostdlib -static -z noexecstack --no-warn-rwx-segments \
 	   -T host/tests/guest/link.ld -o $@ $(HOST_TESTK_OBJ)
 
-.PHONY: host-test
-host-test: $(BIN)/vtboot-qemu $(HOST_TESTK)
+HOST_UNIT := $(OUT)/host/tests/host-unit
+$(HOST_UNIT): $(patsubst host/%.c,$(HOST_OBJDIR)/%.o,$(wildcard host/tests/unit/*.c)) $(HOST_LIB)
+	$(HOST_CC) -o $@ $^ $(HOST_LDLIBS)
+
+-include $(patsubst host/%.c,$(HOST_OBJDIR)/%.d,$(wildcard host/tests/unit/*.c))
+
+.PHONY: host-test host-unit
+host-unit: $(HOST_UNIT)
+	$(HOST_UNIT)
+
+host-test: host-unit $(BIN)/vtboot-qemu $(HOST_TESTK)
 	host/tests/run-tests.sh $(BIN)/vtboot-qemu $(HOST_TESTK)
 
 test: host-test

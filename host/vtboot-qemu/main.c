@@ -18,6 +18,7 @@
 #include "strv.h"
 #include "swtpm.h"
 #include "util.h"
+#include "vsenter_host.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -47,6 +48,8 @@ struct run {
     int tpm_lfd;                /* QEMU's TPM control socket (we or swtpm listen) */
     int swtpm_fd;               /* our end of swtpm's control channel (DRTM proxy) */
     int serial_log_fd;
+    struct vsenter_host vs;     /* virtual SENTER (and the TPM control proxy) */
+    bool vs_on;
     struct fate fate;
     int64_t t_qemu;
 };
@@ -310,6 +313,7 @@ static int start_qemu(struct run *r, struct boot_strings *s)
     char *com1 = xasprintf("%s/com1.sock", r->tmp);
     char *qmp = xasprintf("%s/qmp.sock", r->tmp);
     char *tpm = xasprintf("%s/tpm-ctrl.sock", r->tmp);
+    char *vs = xasprintf("%s/vsenter.sock", r->tmp);
     char *initrd = NULL;
     int rc = -1;
 
@@ -321,6 +325,14 @@ static int start_qemu(struct run *r, struct boot_strings *s)
     ev_add(r->qmp_lfd, POLLIN, on_qmp_accept, r);
     if (!r->o.no_tpm && setup_tpm(r) != 0)
         goto out;
+    if (!r->o.no_drtm) {
+        /* the proxy takes over both TPM control sockets */
+        if (vsenter_host_init(&r->vs, vs, r->tmp, &r->qmp, r->tpm_lfd, r->swtpm_fd,
+                              (uint64_t)r->o.memory_mb << 20, r->o.machine) != 0)
+            goto out;
+        r->vs_on = true;
+        r->tpm_lfd = r->swtpm_fd = -1;
+    }
 
     c.machine = r->o.machine;
     c.smp = r->o.smp;
@@ -328,7 +340,7 @@ static int start_qemu(struct run *r, struct boot_strings *s)
     c.com1_sock = com1;
     c.qmp_sock = qmp;
     c.tpm_sock = r->o.no_tpm ? NULL : tpm;
-    c.vsenter_sock = NULL;
+    c.vsenter_sock = r->o.no_drtm ? NULL : vs;
     c.extra = r->o.extra;
     c.nextra = r->o.nextra;
     if (r->iso) {
@@ -349,6 +361,7 @@ out:
     free(com1);
     free(qmp);
     free(tpm);
+    free(vs);
     free(initrd);
     return rc;
 }
@@ -413,6 +426,8 @@ static void cleanup(struct run *r)
         proc_stop(&r->qemu, QEMU_STOP_GRACE_MS);
         relay_drain(&r->com1);
     }
+    if (r->vs_on)
+        vsenter_host_close(&r->vs);
     if (r->swtpm.pid)
         proc_stop(&r->swtpm, SWTPM_STOP_GRACE_MS);
     relay_close(&r->com1);

@@ -172,7 +172,6 @@ int opts_parse(struct opts *o, int argc, char **argv)
     }
     if (o->make_iso)
         o->grub = true;
-    o->no_drtm = true;  /* the virtual SENTER host side is not there yet */
 
     dir = self_dir();
     o->outdir = dir ? xasprintf("%s/..", dir) : xstrdup("out");

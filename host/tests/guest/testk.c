@@ -3,11 +3,14 @@
  * testk: a tiny multiboot kernel for testing vtboot-qemu without vtboot. It prints what the
  * boot loader gave it (command line, module strings and sizes) on COM1, then does what its
  * command line says:
- *   action=poweroff|reset|triple|panic|hang|vsenter|vsgarbage
+ *   action=poweroff|reset|triple|panic|hang|vsenter|vsgarbage|vstwice|vsbig
  *   pcr          read PCR 17/18 (SHA-256 and SHA-1 banks) through the TIS before the action
  * vsenter:   asks for a virtual SENTER of its own read-only image (__mle_start..__mle_end),
  *            sending the request in pieces, prints the answer and PCR 17/18, then powers off.
  * vsgarbage: first sends bad requests and prints each answer, then does what vsenter does.
+ * vstwice:   two launches of the same range (PCR 17 must be as after one).
+ * vsbig:     one launch of VSENTER_MLE_MAX bytes at 16 MiB (RAM there is whatever it is).
+ * Without a UART at 0x2f8 (--no-drtm) the vs* actions print "no VSENTER UART".
  * Every line it prints starts with "TESTK: ".
  */
 #include "abi/multiboot1.h"
@@ -253,7 +256,8 @@ static int tpm_xfer(const uint8_t *cmd, uint32_t len, uint8_t *rsp, uint32_t max
 {
     uint32_t n, size;
 
-    if (mr8(TIS + TIS_ACCESS) == 0xff)
+    /* no TPM: unassigned MMIO reads 0xff (or 0); a TIS has tpmRegValidSts (bit 7) */
+    if (mr8(TIS + TIS_ACCESS) == 0xff || !(mr8(TIS + TIS_ACCESS) & 0x80))
         return -1;
     mw8(TIS + TIS_ACCESS, 0x02);                        /* requestUse */
     if (tis_wait(TIS_ACCESS, 0xa0, 0xa0))               /* tpmRegValidSts | activeLocality */
@@ -392,17 +396,26 @@ static void vs_garbage(void)
     print("TESTK: vsenter bad binary: %s\n", reply);
 }
 
-static void vsenter(void)
+/* is there a UART at port? (scratch register; nothing there reads 0xff) */
+static int uart_present(uint16_t port)
+{
+    outb(port + 7, 0x5a);
+    if (inb(port + 7) != 0x5a)
+        return 0;
+    outb(port + 7, 0xa5);
+    return inb(port + 7) == 0xa5;
+}
+
+static void vsenter(uint32_t base, uint32_t size)
 {
     char req[80] = "VSENTER 1 mle_base=0x________ mle_size=0x________\n";
     char reply[256];
-    uint32_t base = (uint32_t)__mle_start, size = (uint32_t)(__mle_end - __mle_start);
 
     hex8(req + 21, base);
     hex8(req + 41, size);
     print("TESTK: mle 0x%x+0x%x\n", base, size);
-    /* in three pieces, with pauses: the host must put partial lines together */
-    req[50] = 0;
+    /* in four pieces, with pauses: the host must put partial lines together */
+    req[49] = 0;
     {
         char save = req[12];
 
@@ -494,10 +507,22 @@ void kmain(uint32_t magic, uint32_t info)
         for (;;)
             __asm__ volatile("cli; hlt");
     }
-    if (IS("vsgarbage"))
-        vs_garbage();
-    if (IS("vsenter") || IS("vsgarbage")) {
-        vsenter();
+    if (action[0] == 'v' && action[1] == 's') {
+        uint32_t base = (uint32_t)__mle_start, size = (uint32_t)(__mle_end - __mle_start);
+
+        if (!uart_present(COM2)) {
+            print("TESTK: no VSENTER UART\n");
+            poweroff();
+        }
+        if (IS("vsgarbage"))
+            vs_garbage();
+        if (IS("vstwice"))
+            vsenter(base, size);
+        if (IS("vsbig")) {
+            base = 0x01000000;
+            size = VSENTER_MLE_MAX;
+        }
+        vsenter(base, size);
         print_pcrs("after");
     }
     poweroff();

@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: MIT */
+#include "vsenter.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int vs_lines_feed(struct vs_lines *l, char c)
+{
+    if (c == '\n') {
+        if (l->overlong)
+            return 2;
+        if (l->len && l->buf[l->len - 1] == '\r')
+            l->len--;
+        l->buf[l->len] = 0;
+        return 1;
+    }
+    /* the '\n' counts towards VSENTER_LINE_MAX */
+    if (l->overlong || l->len + 1 >= VSENTER_LINE_MAX) {
+        l->overlong = true;
+        return 0;
+    }
+    l->buf[l->len++] = c;
+    return 0;
+}
+
+void vs_lines_next(struct vs_lines *l)
+{
+    l->len = 0;
+    l->overlong = false;
+}
+
+/* "0x" and 1..8 hex digits at *p; advances *p */
+static bool hex32(const char **p, uint32_t *out)
+{
+    const char *s = *p;
+    uint32_t v = 0;
+    int n = 0;
+
+    if (s[0] != '0' || (s[1] != 'x' && s[1] != 'X'))
+        return false;
+    s += 2;
+    for (;; s++, n++) {
+        int d;
+
+        if (*s >= '0' && *s <= '9')
+            d = *s - '0';
+        else if (*s >= 'a' && *s <= 'f')
+            d = *s - 'a' + 10;
+        else if (*s >= 'A' && *s <= 'F')
+            d = *s - 'A' + 10;
+        else
+            break;
+        if (n == 8)
+            return false;
+        v = v << 4 | (uint32_t)d;
+    }
+    if (!n)
+        return false;
+    *out = v;
+    *p = s;
+    return true;
+}
+
+static bool lit(const char **p, const char *s)
+{
+    size_t n = strlen(s);
+
+    if (strncmp(*p, s, n))
+        return false;
+    *p += n;
+    return true;
+}
+
+int vs_parse(const char *line, uint64_t lowmem, struct vs_request *rq, char *err, size_t errsz)
+{
+    const char *p = line;
+    unsigned proto = 0;
+    int digits = 0;
+    uint64_t end;
+
+    if (!lit(&p, "VSENTER ")) {
+        snprintf(err, errsz, "not a VSENTER request");
+        return -1;
+    }
+    while (*p >= '0' && *p <= '9' && digits < 4) {
+        proto = proto * 10 + (unsigned)(*p++ - '0');
+        digits++;
+    }
+    if (!digits || *p != ' ') {
+        snprintf(err, errsz, "malformed request");
+        return -1;
+    }
+    if (proto != VSENTER_PROTOCOL) {
+        snprintf(err, errsz, "unsupported protocol %u", proto);
+        return -1;
+    }
+    if (!lit(&p, " mle_base=") || !hex32(&p, &rq->mle_base) || !lit(&p, " mle_size=") ||
+        !hex32(&p, &rq->mle_size) || *p) {
+        snprintf(err, errsz, "malformed request");
+        return -1;
+    }
+    end = (uint64_t)rq->mle_base + rq->mle_size;
+    if (rq->mle_size == 0) {
+        snprintf(err, errsz, "mle_size is 0");
+        return -1;
+    }
+    if (rq->mle_size > VSENTER_MLE_MAX) {
+        snprintf(err, errsz, "mle_size above 0x%x", VSENTER_MLE_MAX);
+        return -1;
+    }
+    if (end > (1ull << 32)) {
+        snprintf(err, errsz, "MLE range crosses 4 GiB");
+        return -1;
+    }
+    if (end > lowmem) {
+        snprintf(err, errsz, "MLE range not in guest RAM");
+        return -1;
+    }
+    return 0;
+}
+
+uint64_t vs_lowmem(const char *machine, uint64_t ram)
+{
+    /* QEMU 7.2: q35 puts RAM above 2 GiB over 4 GiB once it has 2.75 GiB or more (pc_q35.c);
+     * i440fx does so at 3.5 GiB, keeping 3 GiB below (pc_piix.c, gigabyte_align) */
+    if (!strcmp(machine, "q35"))
+        return ram >= 0xb0000000ull ? 0x80000000ull : ram;
+    return ram >= 0xe0000000ull ? 0xc0000000ull : ram;
+}

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The host side of the VSENTER line protocol (include/abi/vsenter.h): a bounded line
+ * assembler that survives any byte stream, and the request parser/validator.
+ */
+#ifndef HOST_VSENTER_H
+#define HOST_VSENTER_H
+
+#include "abi/vsenter.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct vs_lines {
+    char buf[VSENTER_LINE_MAX + 1];
+    size_t len;
+    bool overlong;              /* the current line went past VSENTER_LINE_MAX */
+};
+
+/* Feeds one byte. Returns 1 when a line is complete (in l->buf, NUL-terminated, without the
+ * '\n' and a '\r' before it), 2 when an over-long line ended, 0 otherwise. */
+int vs_lines_feed(struct vs_lines *l, char c);
+/* Resets for the next line (after a 1 or 2 from vs_lines_feed). */
+void vs_lines_next(struct vs_lines *l);
+
+struct vs_request {
+    uint32_t mle_base, mle_size;
+};
+
+/* Parses and checks a request line against the guest's RAM below 4 GiB (lowmem bytes).
+ * Returns 0, or -1 with a short reason (for "VSENTER-ERR 1 <reason>") in err. */
+int vs_parse(const char *line, uint64_t lowmem, struct vs_request *rq, char *err, size_t errsz);
+/* RAM below 4 GiB of a QEMU machine ("q35" or "pc") with ram bytes of memory. */
+uint64_t vs_lowmem(const char *machine, uint64_t ram);
+
+#endif

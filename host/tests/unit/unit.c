@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: MIT */
+/* Unit tests of host/lib's pure parts: VSENTER parsing and line assembly, the swtpm control
+ * framing, the JSON look-up, the module-string rule. Prints "N passed, N failed". */
+#include "boot.h"
+#include "json.h"
+#include "tpmctrl.h"
+#include "vsenter.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int passed, failed;
+
+#define CHECK(cond, ...) do { \
+    if (cond) { passed++; } else { failed++; printf("FAIL %s:%d: ", __FILE__, __LINE__); \
+        printf(__VA_ARGS__); printf("\n"); } } while (0)
+
+static void test_vs_parse(void)
+{
+    static const struct { const char *line; int ok; const char *err; uint32_t base, size; } t[] = {
+        { "VSENTER 1 mle_base=0x00100000 mle_size=0x00003788", 1, NULL, 0x100000, 0x3788 },
+        { "VSENTER 1 mle_base=0x1 mle_size=0x1", 1, NULL, 1, 1 },
+        { "VSENTER 1 mle_base=0x00000000 mle_size=0x01000000", 1, NULL, 0, 0x1000000 },
+        { "VSENTER 1 mle_base=0x1fffffff mle_size=0x00000001", 1, NULL, 0x1fffffff, 1 },
+        { "VSENTER 1 mle_base=0x1fffffff mle_size=0x00000002", 0, "MLE range not in guest RAM", 0, 0 },
+        { "VSENTER 1 mle_base=0x00100000 mle_size=0x01000001", 0, "mle_size above 0x1000000", 0, 0 },
+        { "VSENTER 1 mle_base=0x00100000 mle_size=0x00000000", 0, "mle_size is 0", 0, 0 },
+        { "VSENTER 1 mle_base=0xffffffff mle_size=0x00000002", 0, "MLE range crosses 4 GiB", 0, 0 },
+        { "VSENTER 2 mle_base=0x00100000 mle_size=0x1", 0, "unsupported protocol 2", 0, 0 },
+        { "VSENTER 01 mle_base=0x00100000 mle_size=0x1", 1, NULL, 0x100000, 1 },
+        { "VSENTER 1 mle_base=0x00100000 mle_size=0x1 ", 0, "malformed request", 0, 0 },
+        { "VSENTER 1 mle_base=0x001000000 mle_size=0x1", 0, "malformed request", 0, 0 },
+        { "VSENTER 1 mle_base=00100000 mle_size=0x1", 0, "malformed request", 0, 0 },
+        { "VSENTER 1 mle_base=0x mle_size=0x1", 0, "malformed request", 0, 0 },
+        { "VSENTER 1  mle_base=0x1 mle_size=0x1", 0, "malformed request", 0, 0 },
+        { "VSENTER 1 mle_size=0x1 mle_base=0x1", 0, "malformed request", 0, 0 },
+        { "VSENTER", 0, "not a VSENTER request", 0, 0 },
+        { "VSENTER ", 0, "malformed request", 0, 0 },
+        { "VSENTER x", 0, "malformed request", 0, 0 },
+        { "VSENTER 99999 mle_base=0x1 mle_size=0x1", 0, "malformed request", 0, 0 },
+        { "", 0, "not a VSENTER request", 0, 0 },
+        { "vsenter 1 mle_base=0x1 mle_size=0x1", 0, "not a VSENTER request", 0, 0 },
+    };
+    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+        struct vs_request rq = { 0, 0 };
+        char err[128] = "";
+        int rc = vs_parse(t[i].line, 0x20000000, &rq, err, sizeof(err));
+
+        if (t[i].ok)
+            CHECK(rc == 0 && rq.mle_base == t[i].base && rq.mle_size == t[i].size,
+                  "'%s' -> %d %s", t[i].line, rc, err);
+        else
+            CHECK(rc == -1 && !strcmp(err, t[i].err), "'%s' -> %d '%s'", t[i].line, rc, err);
+    }
+    CHECK(vs_lowmem("q35", 512u << 20) == 512u << 20, "q35 512M");
+    CHECK(vs_lowmem("q35", 3ull << 30) == 2ull << 30, "q35 3G");
+    CHECK(vs_lowmem("pc", 3ull << 30) == 3ull << 30, "pc 3G");
+    CHECK(vs_lowmem("pc", 4ull << 30) == 3ull << 30, "pc 4G");
+}
+
+static void test_vs_lines(void)
+{
+    struct vs_lines l;
+    const char *in = "ab\r\ncd\n\n";
+    int got[16], n = 0;
+    char last[8][VSENTER_LINE_MAX + 1];
+
+    memset(&l, 0, sizeof(l));
+    for (const char *p = in; *p; p++) {
+        int r = vs_lines_feed(&l, *p);
+
+        if (r) {
+            got[n] = r;
+            strcpy(last[n++], l.buf);
+            vs_lines_next(&l);
+        }
+    }
+    CHECK(n == 3 && got[0] == 1 && !strcmp(last[0], "ab") && !strcmp(last[1], "cd") &&
+          !strcmp(last[2], ""), "lines");
+    /* 159 bytes + '\n' is the longest line; 160 + '\n' is too long */
+    for (int len = 158; len <= 161; len++) {
+        int r = 0;
+
+        for (int i = 0; i < len; i++)
+            r |= vs_lines_feed(&l, 'x');
+        CHECK(r == 0, "no early end");
+        r = vs_lines_feed(&l, '\n');
+        CHECK(r == (len <= 159 ? 1 : 2), "len %d -> %d", len, r);
+        if (r == 1)
+            CHECK(strlen(l.buf) == (size_t)len, "kept all");
+        vs_lines_next(&l);
+    }
+    /* random bytes never overflow and end each line */
+    srand(1);
+    {
+        bool ok = true;
+
+        for (int i = 0; i < 200000; i++) {
+            char c = (char)(rand() % 7 == 0 ? '\n' : rand());
+            int r = vs_lines_feed(&l, c);
+
+            ok = ok && l.len < sizeof(l.buf) && (!r || c == '\n');
+            if (r)
+                vs_lines_next(&l);
+        }
+        CHECK(ok, "random bytes: bounded, lines end only at a newline");
+    }
+}
+
+static void test_tpmctrl(void)
+{
+    uint8_t b[32] = { 0 };
+
+    tpmctrl_put32(b, CMD_SET_LOCALITY);
+    CHECK(tpmctrl_request_len(b, 3) == 0, "short");
+    CHECK(tpmctrl_request_len(b, 4) == 8, "SET_LOCALITY is 8 (QEMU sends the 4-byte union)");
+    tpmctrl_put32(b, CMD_SET_DATAFD);
+    CHECK(tpmctrl_request_len(b, 4) == 4, "SET_DATAFD");
+    tpmctrl_put32(b, CMD_INIT);
+    CHECK(tpmctrl_request_len(b, 4) == 8, "INIT");
+    tpmctrl_put32(b, CMD_GET_STATEBLOB);
+    CHECK(tpmctrl_request_len(b, 4) == 16, "GET_STATEBLOB");
+    tpmctrl_put32(b, CMD_SET_STATEBLOB);
+    tpmctrl_put32(b + 12, 100);
+    CHECK(tpmctrl_request_len(b, 15) == 0 && tpmctrl_request_len(b, 16) == 116, "SET_STATEBLOB");
+    tpmctrl_put32(b, CMD_HASH_DATA);
+    tpmctrl_put32(b + 4, 4096);
+    CHECK(tpmctrl_request_len(b, 8) == 4104, "HASH_DATA");
+    CHECK(tpmctrl_response_len(CMD_GET_CAPABILITY, b, 0) == 8, "caps answer");
+    CHECK(tpmctrl_response_len(CMD_GET_TPMESTABLISHED, b, 0) == 8, "est answer");
+    CHECK(tpmctrl_response_len(CMD_SET_BUFFERSIZE, b, 0) == 16, "bufsize answer");
+    CHECK(tpmctrl_response_len(CMD_HASH_END, b, 0) == 4, "hash answer");
+    memset(b, 0, sizeof(b));
+    tpmctrl_put32(b + 8, 50);
+    CHECK(tpmctrl_response_len(CMD_GET_STATEBLOB, b, 15) == 0 &&
+          tpmctrl_response_len(CMD_GET_STATEBLOB, b, 16) == 66, "stateblob answer");
+}
+
+static void test_json(void)
+{
+    const char *ev = "{\"timestamp\": {\"seconds\": 1, \"microseconds\": 2}, \"event\": \"SHUTDOWN\", "
+                     "\"data\": {\"guest\": true, \"reason\": \"guest-reset\"}}";
+    const char *err = "{\"id\": 7, \"error\": {\"class\": \"GenericError\", \"desc\": \"a \\\"b\\\"\\u0041\"}}";
+    char s[64];
+    long long id;
+
+    CHECK(json_get_str(ev, "event", s, sizeof(s)) && !strcmp(s, "SHUTDOWN"), "event");
+    CHECK(json_get_str(ev, "data.reason", s, sizeof(s)) && !strcmp(s, "guest-reset"), "reason");
+    CHECK(!json_get_str(ev, "data.guest", s, sizeof(s)), "bool is no string");
+    CHECK(!json_has(ev, "return"), "no return");
+    CHECK(json_get_int(err, "id", &id) && id == 7, "id");
+    CHECK(json_get_str(err, "error.desc", s, sizeof(s)) && !strcmp(s, "a \"b\"A"), "escapes: %s", s);
+    CHECK(!json_get_str("{\"event\": \"SHUT", "event", s, sizeof(s)), "truncated");
+    CHECK(!json_has("{{{{", "x"), "garbage");
+    CHECK(json_quote("a\"b\\c\n", s, sizeof(s)) && !strcmp(s, "\"a\\\"b\\\\c\\u000a\""), "quote %s", s);
+}
+
+static void test_boot(void)
+{
+    struct boot b = { "/x/out/vtboot.gz", "/y/bzImage", "/z/initrd.img",
+                      "logging=serial,memory  loglvl=all", "console=ttyS0 a=\"b c\" d\\e" };
+    struct boot_strings s;
+    char err[256];
+    char *w;
+
+    CHECK(boot_strings(&b, LOADER_QEMU_MB1, &s, err, sizeof(err)) == 0, "qemu");
+    CHECK(!strcmp(s.vtboot_cmdline, "vtboot.gz logging=serial,memory  loglvl=all"), "%s", s.vtboot_cmdline);
+    CHECK(!strcmp(s.mods[0], "bzImage console=ttyS0 a=\"b c\" d\\e"), "%s", s.mods[0]);
+    CHECK(s.nmods == 2 && !strcmp(s.mods[1], "initrd.img"), "initrd");
+    w = boot_qemu_initrd_arg(&s);
+    CHECK(!strcmp(w, "bzImage console=ttyS0 a=\"b c\" d\\e,initrd.img"), "%s", w);
+    free(w);
+    boot_strings_free(&s);
+    CHECK(boot_strings(&b, LOADER_GRUB_MB2, &s, err, sizeof(err)) == 0, "grub");
+    CHECK(!strcmp(s.vtboot_cmdline, "logging=serial,memory loglvl=all"), "%s", s.vtboot_cmdline);
+    CHECK(!strcmp(s.mods[0], "console=ttyS0 a=\\\"b c\\\" d\\\\e"), "%s", s.mods[0]);
+    CHECK(!strcmp(s.mods[1], "") && !strcmp(s.names[2], "initrd.img"), "grub initrd");
+    boot_strings_free(&s);
+    b.initrd = NULL;
+    b.cmdline = "";
+    CHECK(boot_strings(&b, LOADER_QEMU_MB1, &s, err, sizeof(err)) == 0 && s.nmods == 1 &&
+          !strcmp(s.mods[0], "bzImage"), "no initrd, no cmdline");
+    boot_strings_free(&s);
+    b.kernel = "/a/vtboot.gz";
+    CHECK(boot_strings(&b, LOADER_QEMU_MB1, &s, err, sizeof(err)) == -1, "same name");
+    b.kernel = "/a/bz Image";
+    CHECK(boot_strings(&b, LOADER_QEMU_MB1, &s, err, sizeof(err)) == -1, "space");
+    w = boot_grub_word("it's");
+    CHECK(!strcmp(w, "'it'\\''s'"), "%s", w);
+    free(w);
+    w = boot_grub_args("  a  $b ");
+    CHECK(!strcmp(w, "a '$b'"), "%s", w);
+    free(w);
+}
+
+int main(void)
+{
+    test_vs_parse();
+    test_vs_lines();
+    test_tpmctrl();
+    test_json();
+    test_boot();
+    printf("host unit: %d passed, %d failed\n", passed, failed);
+    return failed != 0;
+}
