@@ -54,6 +54,30 @@ static void test_vs_parse(void)
         else
             CHECK(rc == -1 && !strcmp(err, t[i].err), "'%s' -> %d '%s'", t[i].line, rc, err);
     }
+    /* random lines built from protocol pieces: never accepted outside the limits */
+    {
+        static const char *const piece[] = {
+            "VSENTER ", "1", "2", " ", "mle_base=", "mle_size=", "0x", "ffffffff", "00100000",
+            "0", "1fffffff", "01000000", "x", "\r", "", "00000001",
+        };
+        bool ok = true;
+
+        srand(2);
+        for (int i = 0; i < 100000; i++) {
+            char line[VSENTER_LINE_MAX * 2] = "", err[128];
+            struct vs_request rq;
+            int n = rand() % 10;
+
+            for (int k = 0; k < n; k++)
+                strcat(line, piece[rand() % 16]);
+            if (vs_parse(line, 0x20000000, &rq, err, sizeof(err)) == 0)
+                ok = ok && rq.mle_size > 0 && rq.mle_size <= VSENTER_MLE_MAX &&
+                     (uint64_t)rq.mle_base + rq.mle_size <= 0x20000000;
+            else
+                ok = ok && err[0];
+        }
+        CHECK(ok, "random requests stay within the limits");
+    }
     CHECK(vs_lowmem("q35", 512u << 20) == 512u << 20, "q35 512M");
     CHECK(vs_lowmem("q35", 3ull << 30) == 2ull << 30, "q35 3G");
     CHECK(vs_lowmem("pc", 3ull << 30) == 3ull << 30, "pc 3G");
