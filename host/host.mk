@@ -23,16 +23,25 @@ BUILD += $(HOST_BINS)
 
 $(HOST_OBJDIR)/%.o: host/%.c
 	@mkdir -p $(@D)
-	$(HOST_CC) $(HOST_CFLAGS) -I$(<D) -c -o $@ $<
+	$(HOST_CC) $(HOST_CFLAGS) -I$(<D) -Isrc -c -o $@ $<
 
 $(HOST_LIB): $(HOST_LIB_OBJ)
 	@mkdir -p $(@D)
 	rm -f $@
 	ar rcs $@ $^
 
+# Pure pre-kernel sources a tool shares (parsers of the same formats), built for the host.
+HOST_PURE.vtboot-pcr := src/tboot/policy.c src/tpm/tpm2.c src/tpm/marshal.c src/lib/format.c \
+                        src/lib/string.c
+HOST_PURE_OBJ = $(patsubst src/%.c,$(HOST_OBJDIR)/pure/%.o,$(HOST_PURE.$(1)))
+
+$(HOST_OBJDIR)/pure/%.o: src/%.c
+	@mkdir -p $(@D)
+	$(HOST_CC) $(HOST_CFLAGS) -Isrc -c -o $@ $<
+
 # One link rule per tool: $(BIN)/<tool> from host/<tool>/*.c
 define HOST_TOOL_RULE
-$(BIN)/$(1): $(patsubst host/%.c,$(HOST_OBJDIR)/%.o,$(wildcard host/$(1)/*.c)) $(HOST_LIB)
+$(BIN)/$(1): $(patsubst host/%.c,$(HOST_OBJDIR)/%.o,$(wildcard host/$(1)/*.c)) $(call HOST_PURE_OBJ,$(1)) $(HOST_LIB)
 	@mkdir -p $$(@D)
 	$(HOST_CC) -o $$@ $$^ $(HOST_LDLIBS)
 endef

@@ -30,6 +30,8 @@ static struct launch_measurements lm;
 static struct event_log evlog;
 static uint8_t nv_buf[TB_POLICY_MAX_SIZE];
 static bool pcrs_extended;
+static uint16_t opts_extpol;         /* extpol=: one bank, or 0 for every active bank */
+static enum pcr_map opts_pcr_map;
 
 static struct vtboot_ext *ext(void)
 {
@@ -100,6 +102,18 @@ static bool find_tpm(struct launch_state *st)
         pr_err("TPM: no usable PCR bank (%s)\n", banks.count ? tpm.err : "none of SHA-1/256/384/512");
         return false;
     }
+    if (opts_extpol) {
+        unsigned i = 0;
+        while (i < banks.count && banks.alg[i] != opts_extpol)
+            i++;
+        if (i == banks.count) {
+            pr_err("TPM: extpol=%s but the TPM has no active %s bank\n",
+                   tpm2_alg_name(opts_extpol), tpm2_alg_name(opts_extpol));
+            return false;
+        }
+        banks.alg[0] = opts_extpol;
+        banks.count = 1;
+    }
     st->tpm = true;
     pr_info("TPM 2.0 (DID/VID 0x%08x) at locality %u, %u PCR bank(s):", tis.did_vid,
             LAUNCH_LOCALITY, banks.count);
@@ -142,8 +156,9 @@ static void read_policy(struct launch_state *st)
     } else {
         pr_info("policy: no policy in NV index 0x%08x (%s)\n", TB_POLICY_NV_INDEX_TPM2, tpm.err);
     }
-    tb_policy_default(&policy);
-    pr_warn("policy: using tboot's default policy (nonfatal, every module into PCR 17)\n");
+    tb_policy_default(&policy, opts_pcr_map);
+    pr_warn("policy: using tboot's default policy (nonfatal, modules 1.. into PCR %u)\n",
+            opts_pcr_map == PCR_MAP_DA ? 17 : 19);
     apply_policy(TB_ERR_POLICY_NOT_PRESENT);
 }
 
@@ -202,7 +217,7 @@ static void verify_and_extend(const struct boot_info *bi, struct launch_state *s
         mods[i] = (struct module_ref){ bi->modules[i].string,
                                        (const void *)(uintptr_t)bi->modules[i].start,
                                        bi->modules[i].end - bi->modules[i].start };
-    if (measure_launch(&policy, &banks, PCR_MAP_DA, mods, bi->nr_modules, &lm)) {
+    if (measure_launch(&policy, &banks, opts_pcr_map, mods, bi->nr_modules, &lm)) {
         pr_err("too many measurements (more than %u)\n", VL_MAX);
         apply_policy(TB_ERR_FATAL);
     }
@@ -275,10 +290,12 @@ void measured_launch(const struct boot_info *bi, const struct vtboot_options *op
                      struct launch_state *st)
 {
     memset(st, 0, sizeof(*st));
+    opts_extpol = opts->extpol_alg;
+    opts_pcr_map = opts->pcr_map_legacy ? PCR_MAP_LEGACY : PCR_MAP_DA;
     strlcpy(mle_cmdline, bi->cmdline, sizeof(mle_cmdline));
     ext_init();
     ext()->memlog_addr = opts->log_memory ? TBOOT_LOG_ADDR : 0;
-    tb_policy_default(&policy);      /* judges errors until NV has been read */
+    tb_policy_default(&policy, opts_pcr_map);   /* judges errors until NV has been read */
     timer_init();
 
     if (!find_tpm(st)) {

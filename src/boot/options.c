@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+#include "abi/tpm2.h"
 #include "boot/options.h"
 #include "lib/format.h"
 #include "lib/string.h"
@@ -141,6 +142,24 @@ static bool parse_serial(struct vtboot_options *o, const char *v)
     return true;
 }
 
+/* extpol=sha1|sha256|sha384|sha512 (one bank, as tboot's default sha256 does) or
+ * all|embedded|agile (every active bank, vtboot's default). */
+static bool parse_extpol(struct vtboot_options *o, const char *v)
+{
+    static const struct { const char *name; uint16_t alg; } pol[] = {
+        { "sha1", TPM2_ALG_SHA1 }, { "sha256", TPM2_ALG_SHA256 }, { "sha384", TPM2_ALG_SHA384 },
+        { "sha512", TPM2_ALG_SHA512 },
+        { "all", 0 }, { "embedded", 0 }, { "agile", 0 },
+    };
+    for (unsigned i = 0; i < sizeof(pol) / sizeof(pol[0]); i++) {
+        if (strcmp(v, pol[i].name) == 0) {
+            o->extpol_alg = pol[i].alg;
+            return true;
+        }
+    }
+    return false;
+}
+
 void options_parse(struct vtboot_options *o, const char *cmdline, struct options_diag *diag)
 {
     char name[VALUE_MAX], value[VALUE_MAX];
@@ -186,6 +205,14 @@ void options_parse(struct vtboot_options *o, const char *cmdline, struct options
         } else if (strncmp("serial", name, nl) == 0) {
             if (!parse_serial(o, value))
                 warn(diag, "serial", value);
+        } else if (strncmp("extpol", name, nl) == 0) {
+            if (!parse_extpol(o, value))
+                warn(diag, "extpol", value);
+        } else if (strncmp("pcr_map", name, nl) == 0) {
+            if (strcmp(value, "legacy") == 0 || strcmp(value, "da") == 0)
+                o->pcr_map_legacy = strcmp(value, "legacy") == 0;
+            else
+                warn(diag, "pcr_map", value);
         }
     }
 }

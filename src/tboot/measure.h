@@ -22,11 +22,6 @@
 #define MEASURE_MAX_MODULES 16u
 #define VL_WHAT_MAX 64u
 
-enum pcr_map {
-    PCR_MAP_DA,                      /* tboot's mapping with TPM 2.0: details/authorities */
-    PCR_MAP_LEGACY,                  /* 17 launch, 18 kernel, 19 other modules (with 19 in policy) */
-};
-
 struct vl_entry {
     uint8_t pcr;
     struct tpm_digest_list digests;

@@ -64,13 +64,13 @@ int tb_policy_parse(const uint8_t *buf, uint32_t len, struct tb_policy *p, char 
     return 0;
 }
 
-void tb_policy_default(struct tb_policy *p)
+void tb_policy_default(struct tb_policy *p, enum pcr_map map)
 {
-    static const uint8_t def[] = {
+    uint8_t def[] = {
         TB_POLICY_VERSION, TB_POLTYPE_CONT_NON_FATAL, (uint8_t)TPM2_ALG_SHA256,
         TB_POLCTL_EXTEND_PCR17, 0, 0, 0, 0, 0, 0, 0, 3,
         0, TB_POL_PCR_NONE, TB_HTYPE_ANY, 0, 0, 0, 0, 0,
-        TB_POL_MOD_NUM_ANY, 17, TB_HTYPE_ANY, 0, 0, 0, 0, 0,
+        TB_POL_MOD_NUM_ANY, map == PCR_MAP_DA ? 17 : 19, TB_HTYPE_ANY, 0, 0, 0, 0, 0,
         TB_POL_MOD_NUM_NV_RAW, 22, TB_HTYPE_ANY, 0x10, 0x00, 0x00, 0x40, 0,
     };
     char err[8];

@@ -38,9 +38,14 @@ struct tb_policy {
 int tb_policy_parse(const uint8_t *buf, uint32_t len, struct tb_policy *p, char *err,
                     unsigned errlen);
 
-/* tboot 1.10's default for TPM 2.0 (details/authorities mapping): nonfatal, SHA-256,
- * EXTEND_PCR17; module 0 in no extra PCR, every other module in PCR 17, NV_RAW 0x40000010 in 22. */
-void tb_policy_default(struct tb_policy *p);
+enum pcr_map {
+    PCR_MAP_DA,                      /* tboot's mapping with TPM 2.0: details/authorities */
+    PCR_MAP_LEGACY,                  /* 17 launch, 18 kernel, 19 other modules */
+};
+
+/* tboot 1.10's default policy for the mapping: nonfatal, SHA-256, EXTEND_PCR17; module 0 in no
+ * extra PCR, every other module in PCR 17 (DA) or 19 (legacy), NV_RAW 0x40000010 in PCR 22. */
+void tb_policy_default(struct tb_policy *p, enum pcr_map map);
 
 /* The first entry for module `mod_num` or for any module, or NULL. */
 const struct tb_policy_entry *tb_policy_find(const struct tb_policy *p, unsigned mod_num);
