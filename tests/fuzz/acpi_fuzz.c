@@ -87,10 +87,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (mode & 1) {
         uint8_t *aml = malloc(size ? size : 1);
         memcpy(aml, data, size);
-        uint8_t a = 0xee, b = 0xee;
+        /* twice, with different values in the outputs: when found, both are written */
+        uint8_t a = 0xee, b = 0xee, a2 = 0x11, b2 = 0x11;
         bool found = acpi_aml_find_s5(aml, (uint32_t)size, &a, &b);
+        bool found2 = acpi_aml_find_s5(aml, (uint32_t)size, &a2, &b2);
+        FUZZ_ASSERT(found == found2, "not deterministic");
         if (found)
-            FUZZ_ASSERT(a != 0xee && b != 0xee, "found without values");
+            FUZZ_ASSERT(a == a2 && b == b2, "found without writing both values");
         FUZZ_ASSERT(!found || (size >= 9 && memmem(aml, size, "_S5_", 4)), "found in %zu bytes",
                     size);
         free(aml);

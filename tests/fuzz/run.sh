@@ -17,6 +17,8 @@ run_one() {
 }
 
 start=$(date +%s)
+stamp="$dir/logs/.start"
+touch "$stamp"
 running=0
 for t in "$@"; do
     run_one "$t" &
@@ -43,7 +45,7 @@ for t in "$@"; do
         failed="$failed $t"
         echo "---- fuzz $t FAILED (exit $rc); log $log:"
         grep -v '^#[0-9]' "$log" | tail -60
-        ls "$dir/artifacts/$t-"* 2>/dev/null | sed 's/^/    reproducer: /'
+        find "$dir/artifacts" -name "$t-*" -newer "$stamp" 2>/dev/null | sed 's/^/    reproducer: /'
     fi
 done
 secs_total=$(( $(date +%s) - start ))
