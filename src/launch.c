@@ -29,7 +29,7 @@ static struct tb_policy policy;
 static struct launch_measurements lm;
 static struct event_log evlog;
 static uint8_t nv_buf[TB_POLICY_MAX_SIZE];
-static bool pcrs_extended;
+static bool launched;                /* PCR 17 holds our launch: cap it before any halt */
 static uint16_t opts_extpol;         /* extpol=: one bank, or 0 for every active bank */
 static enum pcr_map opts_pcr_map;
 
@@ -80,7 +80,6 @@ static enum tb_action apply_policy(enum tb_error e)
            tb_error_name(e), tb_policy_type_name(policy.type), tb_action_name(a));
     if (a == TB_ACT_HALT) {
         launch_cap_pcrs("policy halt");
-        tis_release_locality(&tis);
         platform_halt(tb_error_name(e));
     }
     return a;
@@ -253,7 +252,6 @@ static void verify_and_extend(const struct boot_info *bi, struct launch_state *s
             pr_err("extending PCR %u: %s\n", v->pcr, tpm.err);
             apply_policy(TB_ERR_FATAL);
         }
-        pcrs_extended = true;
         pr_detail("extended PCR %u: %s\n", v->pcr, v->what);
         if (log_event(v->pcr, EV_TB_MEASUREMENT, &v->digests, v->what))
             apply_policy(TB_ERR_FATAL);
@@ -268,8 +266,12 @@ void launch_cap_pcrs(const char *why)
     static const uint8_t pcrs[] = { 17, 18, 19 };
     struct tpm_digest_list cap;
 
-    if (!pcrs_extended)
+    if (!launched)
         return;
+    if (!tis_request_locality(&tis, LAUNCH_LOCALITY, tpm.err, sizeof(tpm.err))) {
+        pr_err("capping PCRs: %s\n", tpm.err);
+        return;
+    }
     cap.count = banks.count;
     for (unsigned i = 0; i < banks.count; i++) {
         cap.d[i].alg = banks.alg[i];
@@ -282,7 +284,8 @@ void launch_cap_pcrs(const char *why)
         log_event(pcrs[i], EV_TXT_CAP_VALUE, &cap, "vtboot: cap");
     }
     memzero_explicit(&cap, sizeof(cap));
-    pcrs_extended = false;
+    launched = false;
+    tis_release_locality(&tis);
     pr_info("capped PCRs 17-19 (%s)\n", why);
 }
 
@@ -323,7 +326,7 @@ void measured_launch(const struct boot_info *bi, const struct vtboot_options *op
                    "launch\n");
         return;
     }
-    st->launched = true;
+    st->launched = launched = true;
     ext()->flags |= VTBOOT_EXT_LAUNCHED;
     verify_and_extend(bi, st);
     ext()->flags |= VTBOOT_EXT_MEASURED;
