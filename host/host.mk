@@ -34,6 +34,8 @@ $(HOST_LIB): $(HOST_LIB_OBJ)
 HOST_PURE.vtboot-pcr := src/tboot/policy.c src/tpm/tpm2.c src/tpm/marshal.c src/lib/format.c \
                         src/lib/string.c
 HOST_PURE_OBJ = $(patsubst src/%.c,$(HOST_OBJDIR)/pure/%.o,$(HOST_PURE.$(1)))
+HOST_LDLIBS.vtboot-pcr := -lz
+DEPS += zlib1g-dev
 
 $(HOST_OBJDIR)/pure/%.o: src/%.c
 	@mkdir -p $(@D)
@@ -43,7 +45,7 @@ $(HOST_OBJDIR)/pure/%.o: src/%.c
 define HOST_TOOL_RULE
 $(BIN)/$(1): $(patsubst host/%.c,$(HOST_OBJDIR)/%.o,$(wildcard host/$(1)/*.c)) $(call HOST_PURE_OBJ,$(1)) $(HOST_LIB)
 	@mkdir -p $$(@D)
-	$(HOST_CC) -o $$@ $$^ $(HOST_LDLIBS)
+	$(HOST_CC) -o $$@ $$^ $(HOST_LDLIBS) $(HOST_LDLIBS.$(1))
 endef
 $(foreach t,$(HOST_TOOLS),$(eval $(call HOST_TOOL_RULE,$(t))))
 

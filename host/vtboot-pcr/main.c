@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "mle.h"
 #include "predict.h"
@@ -29,39 +30,41 @@ static void usage(FILE *f)
 "Prints the PCR 17, 18 and 19 values of a launched vtboot (default banks sha1 and sha256),\n"
 "computed with OpenSSL from the files: the MLE (vtboot's ELF with its command line), the\n"
 "policy (a tb_polgen file; default: tboot's default policy), and each module as\n"
-"H(H(its string) || H(image)).\n"
+"H(H(its string) || H(image)); gzip files are unpacked first, as GRUB and tb_polgen do.\n"
 "  --cmdline S, --initrd-cmdline S, --module F=S, --vtboot-cmdline S: the exact strings vtboot\n"
 "  gets (vtboot-qemu --print-modules / --print-cmdline print them; QEMU includes the file name).\n"
 "  --vtboot F   vtboot's ELF (default: vtboot next to this program's bin/ directory)\n"
 "  -v           show every extend on stderr\n");
 }
 
+/* A file's contents, unpacked if it is gzip: what GRUB loads as a module and what tb_polgen
+ * hashes (both read through a gzip filter). */
 static uint8_t *slurp(const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
+    gzFile f = gzopen(path, "rb");
     uint8_t *buf = NULL;
     size_t cap = 0, n = 0;
+    int got;
     if (!f) {
         fprintf(stderr, "vtboot-pcr: cannot open %s\n", path);
         exit(1);
     }
-    for (;;) {
+    do {
         if (n == cap) {
             cap = cap ? cap * 2 : 1 << 20;
             buf = realloc(buf, cap);
             if (!buf)
                 exit(1);
         }
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (got == 0)
-            break;
-    }
-    if (ferror(f)) {
+        got = gzread(f, buf + n, (unsigned)(cap - n > (1u << 30) ? 1u << 30 : cap - n));
+        if (got > 0)
+            n += (size_t)got;
+    } while (got > 0);
+    if (got < 0) {
         fprintf(stderr, "vtboot-pcr: cannot read %s\n", path);
         exit(1);
     }
-    fclose(f);
+    gzclose(f);
     *len = n;
     return buf;
 }

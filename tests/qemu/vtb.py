@@ -108,6 +108,48 @@ def parse_shared_page(raw):
                       wake_addr, wake_trig)
 
 
+EXT_TPM, EXT_LAUNCHED, EXT_MEASURED, EXT_POLICY_NV = 1, 2, 4, 8
+
+
+@dataclass
+class Ext:
+    version: int
+    flags: int
+    evtlog_addr: int
+    evtlog_size: int
+    evtlog_used: int
+    memlog_addr: int
+
+
+def parse_ext(run):
+    """vtboot's block at offset 0x800 of the shared page (include/abi/vtboot_ext.h)."""
+    raw = bytes.fromhex(run.guest["ext-hex"])
+    assert raw[:16] == EXT_UUID
+    version, size, flags, addr, cap, used, memlog = struct.unpack_from("<IIIIIII", raw, 16)
+    assert size == 0x40
+    return Ext(version, flags, addr, cap, used, memlog)
+
+
+def eventlog_yaml(path):
+    import yaml
+    out = subprocess.run(["tpm2_eventlog", path], check=True, capture_output=True,
+                         text=True).stdout
+    return yaml.safe_load(out)
+
+
+def eventlog_pcrs(path):
+    """tpm2_eventlog's replay: {bank: {pcr: hex}}."""
+    pcrs = eventlog_yaml(path)["pcrs"]
+    return {bank: {int(p): format(v, "x").zfill(2 * {"sha1": 20, "sha256": 32, "sha384": 48,
+                                                       "sha512": 64}[bank])
+                   if isinstance(v, int) else str(v).lower().removeprefix("0x")
+                   for p, v in values.items()} for bank, values in pcrs.items()}
+
+
+def eventlog_events(path):
+    return eventlog_yaml(path)["events"]
+
+
 def parse_boot_e820(serial):
     """The kernel's 'BIOS-e820: [mem 0x..-0x..] type' lines."""
     out = []
@@ -119,3 +161,101 @@ def parse_boot_e820(serial):
 def covered_by(e820, start, end, kind):
     """True if [start, end) lies inside one entry of the given kind."""
     return any(a <= start and end <= b and t == kind for a, b, t in e820)
+
+
+# ---- an independent prediction of PCRs 17-19 (hashlib, pyelftools), for checking both vtboot
+# and vtboot-pcr: tboot 1.10's order with a TPM 2.0, in every bank --------------------------
+
+# tboot 1.10's default policy for TPM 2.0 (policy.c _def_policy_da): nonfatal, SHA-256,
+# EXTEND_PCR17; module 0 no extra PCR, any other module PCR 17, NV_RAW 0x40000010 PCR 22.
+DEFAULT_POLICY_DA = bytes.fromhex(
+    "02000b01000000000000000300ff00000000000081110000000000008316001000004000")
+# ... and _def_policy (legacy mapping): any other module into PCR 19
+DEFAULT_POLICY_LEGACY = bytes.fromhex(
+    "02000b01000000000000000300ff00000000000081130000000000008316001000004000")
+
+
+def mle_bytes(cmdline, elf_path=VTBOOT_ELF):
+    from elftools.elf.elffile import ELFFile
+    with open(elf_path, "rb") as f:
+        elf = ELFFile(f)
+        syms = {s.name: s["st_value"] for s in elf.get_section_by_name(".symtab").iter_symbols()}
+        start, end, cmd = syms["_mle_start"], syms["_mle_end"], syms["mle_cmdline"]
+        mle = bytearray(end - start)
+        for seg in elf.iter_segments():
+            if seg["p_type"] != "PT_LOAD":
+                continue
+            data = seg.data()
+            for i, b in enumerate(data):
+                a = seg["p_paddr"] + i
+                if start <= a < end:
+                    mle[a - start] = b
+    c = cmdline.encode() + b"\0"
+    mle[cmd - start: cmd - start + len(c)] = c
+    return bytes(mle)
+
+
+def policy_entries(policy, hash_size):
+    """(mod_num, pcr) of each entry of a tb_policy_t."""
+    n = policy[11]
+    off, out = 12, []
+    for _ in range(n):
+        mod, pcr, num = policy[off], policy[off + 1], policy[off + 7]
+        out.append((mod, pcr))
+        off += 8 + num * hash_size
+    return out, off
+
+
+def predict(modules, vtboot_cmdline, policy=DEFAULT_POLICY_DA, legacy=False, banks=("sha1", "sha256")):
+    """modules: [(module string, bytes)]. Returns {(pcr, bank): hex} for PCRs 17-19."""
+    import hashlib
+    mle = mle_bytes(vtboot_cmdline)
+    out = {}
+    for bank in banks:
+        H = lambda data: hashlib.new(bank, data).digest()
+        n = hashlib.new(bank).digest_size
+        pcr = {17: b"\0" * n, 18: b"\0" * n, 19: b"\0" * n}
+        ext = lambda p, d: pcr.__setitem__(p, H(pcr[p] + d)) if p in pcr else None
+        ext(17, H(mle))
+        pol_alg = {4: "sha1", 0: "sha1", 0x0B: "sha256", 0x0C: "sha384", 0x0D: "sha512"}[policy[2]]
+        entries, size = policy_entries(policy, hashlib.new(pol_alg).digest_size)
+        control = int.from_bytes(policy[3:7], "little")
+        pol_hash = H(policy[:size]) if control & 1 else b"\0" * n
+        pm = H(policy[3:7] + pol_hash)
+        ext(17, pm)
+        if not legacy:
+            ext(18, pm)
+        for i, (string, image) in enumerate(modules):
+            d = H(H(string.encode()) + H(image))
+            if i == 0:
+                ext(18 if legacy else 17, d)
+            entry = next((e for e in entries if e[0] in (i, 129)), None)
+            if entry and entry[1] != 255:
+                ext(entry[1], d)
+        for p, v in pcr.items():
+            out[(p, bank)] = v.hex()
+    return out
+
+
+def image_bytes(path):
+    """A module's bytes as vtboot gets them: GRUB (and the launcher) unpack gzip modules, and so
+    does tb_polgen when it hashes an image."""
+    import gzip
+    with open(path, "rb") as f:
+        data = f.read()
+    return gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data
+
+
+def guest_pcrs(run, banks=("sha1", "sha256")):
+    return {(p, b): run.guest[f"pcr-{b}-{p}"] for p in (17, 18, 19) for b in banks}
+
+
+def vtboot_pcr(*args):
+    p = subprocess.run([os.path.join(OUT, "bin", "vtboot-pcr"), "predict", *args], check=True,
+                       capture_output=True, text=True)
+    out = {}
+    for line in p.stdout.split():
+        pcr, rest = line.split(":")
+        bank, value = rest.split("=")
+        out[(int(pcr), bank)] = value
+    return out
