@@ -1,0 +1,78 @@
+#!/bin/sh
+# guest/mkinitrd.sh OUTPUT: build the guest initramfs (gzip'd newc cpio) into OUTPUT.
+#
+# Contents: busybox-static with every applet as a symlink, guest/init as /init, and Debian's
+# /usr/sbin/txt-stat (package tboot) with the shared libraries and dynamic loader that ldd reports, at
+# their own paths. Owners are 0:0, mtimes are fixed (SOURCE_DATE_EPOCH, default 0), the file order is
+# sorted and gzip stores no name or time, so the same inputs give the same bytes.
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+out=${1:?usage: guest/mkinitrd.sh OUTPUT}
+busybox=${BUSYBOX:-/bin/busybox}
+txtstat=${TXT_STAT:-/usr/sbin/txt-stat}
+epoch=${SOURCE_DATE_EPOCH:-0}
+
+die() { echo "guest: ERROR: $*" >&2; exit 1; }
+[ -x "$busybox" ] || die "$busybox missing (apt-get install busybox-static)"
+"$busybox" --list-full >/dev/null 2>&1 || die "$busybox is not a busybox with --list-full"
+if ldd "$busybox" >/dev/null 2>&1 && ! ldd "$busybox" 2>&1 | grep -q 'not a dynamic executable'; then
+    die "$busybox is dynamically linked; install busybox-static"
+fi
+[ -x "$txtstat" ] || die "$txtstat missing (apt-get install tboot)"
+
+mkdir -p "$(dirname "$out")"
+tmp=$(mktemp -d "$out.tmp.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM HUP
+r="$tmp/root"
+
+for d in bin sbin usr/bin usr/sbin lib lib64 dev proc sys tmp run root etc mnt var; do
+    mkdir -p "$r/$d"
+done
+chmod 1777 "$r/tmp"
+chmod 700 "$r/root"
+
+install -m 755 "$busybox" "$r/bin/busybox"
+"$busybox" --list-full | while read -r p; do
+    # No busybox init/linuxrc: /init is ours, and an inittab-less busybox init would wait forever.
+    case "$p" in bin/busybox|sbin/init|linuxrc) continue ;; esac
+    mkdir -p "$r/$(dirname "$p")"
+    ln -sf /bin/busybox "$r/$p"
+done
+
+install -m 755 "$here/init" "$r/init"
+
+# txt-stat and what it links against. ldd prints "name => /path (addr)" and "/path/ld.so (addr)".
+install -m 755 "$txtstat" "$r/usr/sbin/txt-stat"
+libs=$(ldd "$txtstat" | sed -n -e 's/^.*=> \(\/[^ ]*\) (0x[0-9a-f]*)$/\1/p' -e 's/^[[:space:]]*\(\/[^ ]*\) (0x[0-9a-f]*)$/\1/p')
+[ -n "$libs" ] || die "ldd found no libraries for $txtstat"
+interp_ok=0
+for lib in $libs; do
+    mkdir -p "$r$(dirname "$lib")"
+    cp -L "$lib" "$r$lib"
+    chmod 755 "$r$lib"
+    case "$lib" in */ld-linux*) interp_ok=1 ;; esac
+done
+[ "$interp_ok" = 1 ] || die "ldd did not report the dynamic loader of $txtstat"
+
+cat > "$r/etc/passwd" <<'PW'
+root:x:0:0:root:/root:/bin/sh
+PW
+echo 'root:x:0:' > "$r/etc/group"
+
+find "$r" -exec touch -h -d "@$epoch" {} +
+(
+    cd "$r"
+    find . -mindepth 1 | sed 's|^\./||' | LC_ALL=C sort |
+        cpio -o -H newc -R 0:0 --reproducible --quiet
+) | gzip -n -9 > "$tmp/initrd.img"
+
+# Sanity: it lists, and has /init and the loader.
+gzip -dc "$tmp/initrd.img" | cpio -it --quiet > "$tmp/list"
+grep -qx init "$tmp/list" || die "built archive has no /init"
+grep -qx usr/sbin/txt-stat "$tmp/list" || die "built archive has no txt-stat"
+
+mv -f "$tmp/initrd.img" "$out"
+echo "guest: built $out ($(wc -c < "$out") bytes, $(wc -l < "$tmp/list") entries)"

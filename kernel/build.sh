@@ -1,0 +1,222 @@
+#!/bin/sh
+# kernel/build.sh: build the guest Linux kernel (Debian linux-source-6.1) for vtboot.
+#
+#   kernel/build.sh [--stock] [--out DIR]
+#
+# Unpacks /usr/src/linux-source-6.1.tar.xz into $VTBOOT_CACHE/linux-<key>/, applies the patches listed
+# in kernel/patches/series (not with --stock), merges kernel/config/*.config onto
+# `make ARCH=x86_64 tinyconfig`, runs olddefconfig, checks that every fragment option survived, builds
+# bzImage and copies it to DIR/bzImage (DIR/bzImage-stock with --stock) and the .config to
+# DIR/kernel.config (DIR/kernel-stock.config).
+#
+# <key> is a sha256 over the package version, the patches actually applied (names and contents, in
+# order), every config fragment and this script. A finished tree is never modified again; if
+# linux-<key>/ exists, its bzImage is just copied. Builds run in a temporary directory next to it
+# and are renamed into place only on success. See kernel/README.md.
+set -eu
+
+t_start=$(date +%s)
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(dirname "$here")
+self="$here/build.sh"
+
+stock=0
+out="${OUT:-$root/out}"
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --stock) stock=1 ;;
+        --out) out="$2"; shift ;;
+        --out=*) out="${1#--out=}" ;;
+        -h|--help) sed -n '2,15p' "$self" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) echo "kernel/build.sh: unknown argument: $1" >&2; exit 2 ;;
+    esac
+    shift
+done
+
+cache="${VTBOOT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/vtboot}"
+pkg=linux-source-6.1
+tarball=/usr/src/linux-source-6.1.tar.xz
+patchdir="$here/patches"
+series="$patchdir/series"
+confdir="$here/config"
+
+if [ "$stock" = 1 ]; then
+    name=bzImage-stock; cfgname=kernel-stock.config; flavour=stock
+else
+    name=bzImage; cfgname=kernel.config; flavour=patched
+fi
+
+say() { echo "kernel: $*"; }
+die() { echo "kernel: ERROR: $*" >&2; exit 1; }
+elapsed() { echo "$(( $(date +%s) - t_start ))s"; }
+
+pkgver=$(dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null) || pkgver=""
+[ -n "$pkgver" ] || die "package $pkg is not installed (apt-get install $pkg, or run 'make deps')"
+[ -r "$tarball" ] || die "$tarball is missing (reinstall $pkg)"
+
+# Patches to apply: the series file minus comments and blank lines; none for --stock.
+patches=""
+if [ "$stock" = 0 ] && [ -f "$series" ]; then
+    patches=$(sed -e 's/[[:space:]]*$//' -e 's/^[[:space:]]*//' "$series" | grep -v -e '^#' -e '^$' || true)
+fi
+for p in $patches; do
+    [ -f "$patchdir/$p" ] || die "kernel/patches/series lists $p, but kernel/patches/$p does not exist"
+done
+
+fragments=$(find "$confdir" -maxdepth 1 -name '*.config' -type f | LC_ALL=C sort)
+[ -n "$fragments" ] || die "no config fragments in $confdir"
+
+# ---- cache key ----------------------------------------------------------------------------------
+sha() { sha256sum | cut -d' ' -f1; }
+manifest() {
+    echo "vtboot-kernel-key v1"
+    echo "package $pkg $pkgver"
+    for p in $patches; do echo "patch $p $(sha < "$patchdir/$p")"; done
+    for f in $fragments; do echo "config $(basename "$f") $(sha < "$f")"; done
+    echo "build.sh $(sha < "$self")"
+}
+key=$(manifest | sha)
+final="$cache/linux-$key"
+
+install_outputs() {
+    # Copy the cached bzImage and .config to $out, atomically, and only when the content differs (so an
+    # unchanged kernel keeps its mtime and nothing downstream is remade).
+    mkdir -p "$out"
+    for pair in "arch/x86/boot/bzImage:$name" ".config:$cfgname"; do
+        src="$final/${pair%%:*}"; dst="$out/${pair#*:}"
+        if ! cmp -s "$src" "$dst" 2>/dev/null; then
+            cp "$src" "$dst.tmp.$$" && mv -f "$dst.tmp.$$" "$dst"
+        fi
+    done
+}
+
+# Fast path: the finished tree for this key exists.
+if [ -f "$final/arch/x86/boot/bzImage" ]; then
+    install_outputs
+    say "$flavour kernel up to date: $out/$name (cached $final) [$(elapsed)]"
+    exit 0
+fi
+
+# ---- slow path: build -----------------------------------------------------------------------------
+mkdir -p "$cache"
+# One builder per key (e.g. `make -j out/bzImage out/bzImage-stock` with an empty series).
+mkdir -p "$cache/.locks"
+exec 9>"$cache/.locks/linux-$key.lock"
+if ! flock -n 9; then
+    say "waiting for another build of key $key ..."
+    flock 9
+fi
+if [ -f "$final/arch/x86/boot/bzImage" ]; then   # built by whoever held the lock
+    install_outputs
+    say "$flavour kernel up to date: $out/$name (cached $final) [$(elapsed)]"
+    exit 0
+fi
+# Leftovers of an interrupted build of this key are stale (we hold its lock).
+rm -rf "$cache/tmp-linux-$key".*
+[ ! -e "$final" ] || rm -rf "$final"   # exists without a bzImage: not ours, never finished
+
+say "building $flavour kernel, key $key"
+say "package $pkg $pkgver; patches: ${patches:-none}"
+tmp=$(mktemp -d "$cache/tmp-linux-$key.XXXXXX")
+chmod 755 "$tmp"
+keep_tmp=0
+cleanup() {
+    rc=$?
+    if [ -n "${tmp:-}" ] && [ -d "$tmp" ]; then
+        if [ "$keep_tmp" = 1 ] || [ "${VTBOOT_KEEP_FAILED:-0}" = 1 ]; then
+            echo "kernel: failed build left in $tmp" >&2
+        else
+            rm -rf "$tmp"
+        fi
+    fi
+    exit $rc
+}
+# Long steps run in the background so a signal is handled at once: it is passed on to the running
+# step (make passes SIGTERM on to its children), we wait for it, and cleanup removes the temp tree.
+exec 8>&2   # the caller's stderr, for messages from traps (which may run inside a redirection)
+child=""
+run() { "$@" & child=$!; wait "$child"; rc=$?; child=""; return $rc; }   # "$@": a program, not a function
+on_signal() {
+    trap '' INT TERM HUP
+    if [ -n "$child" ]; then kill -TERM "$child" 2>/dev/null || true; wait "$child" 2>/dev/null || true; fi
+    echo "kernel: interrupted, removing $tmp" >&8
+    exit "$1"
+}
+trap cleanup EXIT
+trap 'on_signal 130' INT
+trap 'on_signal 143' TERM
+trap 'on_signal 129' HUP
+
+say "unpacking $tarball"
+run tar -C "$tmp" -I 'xz -T0' -xf "$tarball" --strip-components=1 || die "unpacking $tarball failed"
+manifest > "$tmp/vtboot-key.txt"
+
+for p in $patches; do
+    say "applying $p"
+    patch -d "$tmp" -p1 --batch --forward --no-backup-if-mismatch -s < "$patchdir/$p" \
+        || die "patch $p does not apply"
+done
+
+# Keep the kernel's own make independent of the make (and environment) that called us.
+unset MAKEFLAGS MFLAGS MAKEOVERRIDES MAKELEVEL KBUILD_OUTPUT O CROSS_COMPILE CC LD KCONFIG_CONFIG 2>/dev/null || true
+export LOCALVERSION=
+export KBUILD_BUILD_USER=vtboot KBUILD_BUILD_HOST=vtboot KBUILD_BUILD_VERSION=1
+export KBUILD_BUILD_TIMESTAMP='2000-01-01 00:00:00 UTC'
+kmake() { make -C "$tmp" ARCH=x86_64 "$@"; }
+
+say "configuring: tinyconfig + $(for f in $fragments; do printf '%s ' "$(basename "$f")"; done)"
+kmake -s tinyconfig >"$tmp/tinyconfig.log" 2>&1 || { cat "$tmp/tinyconfig.log" >&2; die "make tinyconfig failed"; }
+for f in $fragments; do
+    printf '\n# ---- vtboot fragment %s\n' "$(basename "$f")"
+    cat "$f"
+done >> "$tmp/.config"
+kmake -s olddefconfig >/dev/null 2>"$tmp/olddefconfig.log" || {
+    cat "$tmp/olddefconfig.log" >&2; die "olddefconfig failed"; }
+
+# Every option a fragment sets must have the same value in the final .config. Later fragments
+# override earlier ones (that is how kconfig reads the concatenation), so check the last setting.
+wanted=$(for f in $fragments; do
+    sed -n -e 's/^\(CONFIG_[A-Za-z0-9_]*\)=\(.*\)$/\1 \2 '"$(basename "$f")"'/p' \
+           -e 's/^# \(CONFIG_[A-Za-z0-9_]*\) is not set.*$/\1 n '"$(basename "$f")"'/p' "$f"
+done | awk '{ v[$1] = $2; src[$1] = $3; if (!($1 in seen)) { seen[$1] = 1; order[n++] = $1 } }
+            END { for (i = 0; i < n; i++) print order[i], v[order[i]], src[order[i]] }')
+echo "$wanted" | {
+    bad=0
+    while read -r opt val src; do
+        got=$(sed -n -e "s/^$opt=\\(.*\\)\$/\\1/p" -e "s/^# $opt is not set\$/n/p" "$tmp/.config" | tail -n 1)
+        [ -n "$got" ] || got=n   # absent from .config: unset or unavailable
+        if [ "$got" != "$val" ]; then
+            echo "kernel: ERROR: $opt=$val (from $src) did not survive olddefconfig: got ${got}" >&2
+            bad=1
+        fi
+    done
+    exit $bad
+} || {
+    mkdir -p "$out"; cp "$tmp/.config" "$out/$cfgname.rejected" 2>/dev/null || true
+    die "config fragments not satisfied (missing dependencies?); resulting config: $out/$cfgname.rejected"
+}
+rm -f "$out/$cfgname.rejected"
+say "config check: all $(echo "$wanted" | wc -l) fragment options survived"
+
+jobs=$(nproc 2>/dev/null || echo 2)
+say "make -j$jobs bzImage (log: $tmp/build.log)"
+t_build=$(date +%s)
+if ! run make -C "$tmp" ARCH=x86_64 -j"$jobs" bzImage > "$tmp/build.log" 2>&1; then
+    tail -n 40 "$tmp/build.log" >&2
+    keep_tmp=1
+    die "kernel build failed"
+fi
+grep -i 'warning:' "$tmp/build.log" >&2 || true
+say "compiled in $(( $(date +%s) - t_build ))s"
+
+# Publish atomically. mv -T refuses to move into an existing directory.
+sync -f "$tmp/arch/x86/boot/bzImage" 2>/dev/null || true
+mv -T "$tmp" "$final"
+tmp=""
+install_outputs
+say "$flavour kernel built: $out/$name ($(wc -c < "$final/arch/x86/boot/bzImage") bytes), tree $final"
+say "setup header: $("$here/setup-header.sh" "$out/$name" | grep -v file_size | tr '\n' ' ')"
+old=$(find "$cache" -maxdepth 1 -name 'linux-*' -type d ! -name "linux-$key" 2>/dev/null | LC_ALL=C sort)
+# shellcheck disable=SC2086 # one path per word
+[ -z "$old" ] || say "other cached kernel trees (safe to delete):$(printf '\n  %s' $old)"
+say "build wall time $(elapsed)"
