@@ -150,6 +150,37 @@ def eventlog_events(path):
     return eventlog_yaml(path)["events"]
 
 
+@dataclass
+class Event:
+    pcr: int
+    type: int
+    digests: dict
+    data: bytes
+
+
+def parse_event_log(raw):
+    """TCG_PCR_EVENT2 records after the Spec ID event (TCG PC Client PFP 1.05 §10.2)."""
+    (spec_size,) = struct.unpack_from("<I", raw, 28)
+    spec = raw[32:32 + spec_size]
+    assert spec[:16] == b"Spec ID Event03\0"
+    (nalg,) = struct.unpack_from("<I", spec, 24)
+    sizes = dict(struct.unpack_from("<HH", spec, 28 + 4 * i) for i in range(nalg))
+    names = {4: "sha1", 0xB: "sha256", 0xC: "sha384", 0xD: "sha512"}
+    off, events = 32 + spec_size, []
+    while off < len(raw):
+        pcr, etype, count = struct.unpack_from("<III", raw, off)
+        off += 12
+        digests = {}
+        for _ in range(count):
+            (alg,) = struct.unpack_from("<H", raw, off)
+            digests[names[alg]] = raw[off + 2: off + 2 + sizes[alg]].hex()
+            off += 2 + sizes[alg]
+        (size,) = struct.unpack_from("<I", raw, off)
+        events.append(Event(pcr, etype, digests, raw[off + 4: off + 4 + size]))
+        off += 4 + size
+    return events
+
+
 def parse_boot_e820(serial):
     """The kernel's 'BIOS-e820: [mem 0x..-0x..] type' lines."""
     out = []
