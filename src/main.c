@@ -24,6 +24,7 @@
 #include "mem/e820.h"
 #include "mem/place.h"
 #include "platform.h"
+#include "tboot/malform.h"
 #include "tboot/shared_page.h"
 
 #ifndef VTBOOT_VERSION
@@ -78,8 +79,8 @@ static void print_map(const char *title, const struct e820_map *m)
 static unsigned vtboot_ranges(struct mem_range *r)
 {
     unsigned n = 0;
-    r[n++] = (struct mem_range){ sym_addr(_region_start),
-                                 sym_addr(_end) - sym_addr(_region_start), "vtboot" };
+    uint32_t base = sym_addr(_region_start), size = sym_addr(_end) - base;
+    r[n++] = (struct mem_range){ base, size, "vtboot" };
     if (opts.log_memory)
         r[n++] = (struct mem_range){ TBOOT_LOG_ADDR, TBOOT_LOG_SIZE, "memory log" };
     return n;
@@ -125,10 +126,18 @@ static void build_final_map(const struct mem_range *own, unsigned nown)
                          (unsigned long long)own[i].size);
             fail("memory layout");
         }
-        if (e820_set_range(&final_map, own[i].addr, own[i].size, E820_TYPE_RESERVED)) {
+        uint64_t size = i ? own[i].size
+                          : malform_reserved_size(opts.test_shared, (uint32_t)own[i].addr,
+                                                  (uint32_t)own[i].size, sym_addr(_shared_page));
+        if (e820_set_range(&final_map, own[i].addr, size, E820_TYPE_RESERVED)) {
             fmt_snprintf(err, sizeof(err), "memory map is full");
             fail("memory layout");
         }
+    }
+    if (malform_e820(&final_map, opts.test_shared, sym_addr(_region_start),
+                     sym_addr(_shared_page))) {
+        fmt_snprintf(err, sizeof(err), "memory map is full");
+        fail("memory layout");
     }
 }
 
@@ -209,9 +218,15 @@ __attribute__((noreturn)) static void start_linux(void)
     }
     pr_info("Linux command line: '%s'\n", kernel_cmdline);
 
+    if (opts.test_shared) {
+        char names[160];
+        malform_shared_page((struct tboot_shared *)_shared_page, opts.test_shared);
+        pr_warn("TESTING: the hand-over to Linux is deliberately malformed: %s\n",
+                malform_names(opts.test_shared, names, sizeof(names)));
+    }
     struct linux_boot_args args = {
         .cmdline_addr = sym_addr(kernel_cmdline),
-        .tboot_addr = sym_addr(_shared_page),
+        .tboot_addr = sym_addr(_shared_page) + (opts.test_shared & MALFORM_UNALIGNED ? 0x100 : 0),
         .acpi_rsdp_addr = bi.rsdp_len ? sym_addr(rsdp_copy) : 0,
     };
     if (linux_build_boot_params(&boot_params, &bz, &plan, &final_map, &args)) {

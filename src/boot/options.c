@@ -3,6 +3,7 @@
 #include "boot/options.h"
 #include "lib/format.h"
 #include "lib/string.h"
+#include "tboot/malform.h"
 
 #define VALUE_MAX 64u                /* tboot truncates values to 63 characters */
 
@@ -208,6 +209,13 @@ void options_parse(struct vtboot_options *o, const char *cmdline, struct options
         } else if (strncmp("extpol", name, nl) == 0) {
             if (!parse_extpol(o, value))
                 warn(diag, "extpol", value);
+        } else if (strncmp("test_shared", name, nl) == 0) {
+            int bad;
+            unsigned mask = malform_parse(value, &bad);
+            if (bad)
+                warn(diag, "test_shared", value);
+            else
+                o->test_shared = mask;
         } else if (strncmp("pcr_map", name, nl) == 0) {
             if (strcmp(value, "legacy") == 0 || strcmp(value, "da") == 0)
                 o->pcr_map_legacy = strcmp(value, "legacy") == 0;

@@ -28,6 +28,7 @@ struct vtboot_options {
     uint8_t serial_lcr;              /* 16550 line control: data bits, parity, stop bits */
     uint16_t extpol_alg;             /* extpol=<bank>: only that PCR bank; 0: every active bank */
     bool pcr_map_legacy;             /* pcr_map=legacy: kernel in PCR 18 (tboot's TPM 1.2 map) */
+    unsigned test_shared;            /* test_shared=: enum malform, test-only hand-over damage */
 };
 
 #define OPTIONS_DIAG_MAX 4u
