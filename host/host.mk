@@ -5,7 +5,7 @@
 #   host/tests/       -> the launcher's own tests (`make host-test`, part of `make test`)
 
 DEPS += gcc make libssl-dev qemu-system-x86 swtpm swtpm-tools grub-pc-bin grub-common \
-        xorriso mtools gzip python3 procps
+        xorriso mtools gzip python3 procps tpm2-tools
 
 HOST_CC      ?= gcc
 HOST_CFLAGS  := -std=gnu11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -MMD -MP -Ihost/lib -Iinclude

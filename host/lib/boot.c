@@ -44,10 +44,16 @@ int boot_strings(const struct boot *b, enum loader l, struct boot_strings *s, ch
                  size_t errsz)
 {
     const char *paths[3] = { b->vtboot, b->kernel, b->initrd };
-    int nfiles = (b->initrd && *b->initrd) ? 3 : 2;
+    bool kernel = b->kernel && *b->kernel, initrd = b->initrd && *b->initrd;
+    int nfiles = kernel ? (initrd ? 3 : 2) : 1;
     char *n[3];
 
     memset(s, 0, sizeof(*s));
+    if (initrd && !kernel) {
+        snprintf(err, errsz, "an initrd (%s) needs a kernel: module 0 is always the kernel",
+                 b->initrd);
+        return -1;
+    }
     for (int i = 0; i < nfiles; i++) {
         const char *base = path_base(paths[i]);
 
@@ -68,15 +74,15 @@ int boot_strings(const struct boot *b, enum loader l, struct boot_strings *s, ch
     }
     if (l == LOADER_QEMU_MB1) {
         s->vtboot_cmdline = xasprintf("%s %s", n[0], b->vtboot_cmdline);
-        s->mods[0] = join(n[1], " ", b->cmdline);
-        s->nmods = 1;
+        if (nfiles >= 2)
+            s->mods[s->nmods++] = join(n[1], " ", b->cmdline);
         if (nfiles == 3)
             s->mods[s->nmods++] = xstrdup(n[2]);
     } else {
         /* GRUB: no file names; escaped words */
         s->vtboot_cmdline = normalize(b->vtboot_cmdline, true);
-        s->mods[0] = normalize(b->cmdline, true);
-        s->nmods = 1;
+        if (nfiles >= 2)
+            s->mods[s->nmods++] = normalize(b->cmdline, true);
         if (nfiles == 3)
             s->mods[s->nmods++] = xstrdup("");
     }
@@ -100,6 +106,8 @@ char *boot_qemu_initrd_arg(const struct boot_strings *s)
     size_t len = 1;
     char *out, *o;
 
+    if (s->nmods == 0)
+        return NULL;
     for (int i = 0; i < s->nmods; i++)
         len += 2 * strlen(s->mods[i]) + 1;
     o = out = xmalloc(len);

@@ -20,6 +20,8 @@
  *       module 1       = ""
  *     The grub.cfg we write quotes every word that needs it, so each word reaches GRUB's
  *     loader unchanged. (Measured here with Debian's GRUB 2.06-13: no file names at all.)
+ *   No kernel (kernel NULL or ""): no modules at all (QEMU without -initrd, GRUB without
+ *     module lines); an initrd then is an error.
  */
 #ifndef HOST_BOOT_H
 #define HOST_BOOT_H
@@ -34,25 +36,26 @@ enum loader {
 };
 
 struct boot {
-    const char *vtboot, *kernel, *initrd;       /* host paths; initrd NULL or "": none */
+    const char *vtboot, *kernel, *initrd;       /* host paths; kernel/initrd NULL or "": none */
     const char *vtboot_cmdline, *cmdline;
 };
 
 #define BOOT_MODS_MAX 2
 
 struct boot_strings {
-    char *names[1 + BOOT_MODS_MAX];     /* basenames: vtboot, kernel, initrd */
+    char *names[1 + BOOT_MODS_MAX];     /* basenames: vtboot, kernel, initrd (NULL: none) */
     char *vtboot_cmdline;               /* what vtboot gets as its own command line */
     char *mods[BOOT_MODS_MAX];          /* what vtboot gets as module strings */
-    int nmods;
+    int nmods;                          /* 0 (no kernel), 1 (kernel) or 2 (kernel, initrd) */
 };
 
 /* Fills s; returns -1 with a reason in err if the file names cannot be used (whitespace in a
- * basename, two files with the same basename, a reserved name). */
+ * basename, two files with the same basename, a reserved name) or an initrd has no kernel. */
 int boot_strings(const struct boot *b, enum loader l, struct boot_strings *s, char *err,
                  size_t errsz);
 void boot_strings_free(struct boot_strings *s);
-/* QEMU's -initrd argument for LOADER_QEMU_MB1 (module strings, ',' doubled, ','-joined). */
+/* QEMU's -initrd argument for LOADER_QEMU_MB1 (module strings, ',' doubled, ','-joined);
+ * NULL when there are no modules (QEMU then gets no -initrd). */
 char *boot_qemu_initrd_arg(const struct boot_strings *s);
 /* -append argument: the vtboot command line without the "<name> " QEMU prepends. */
 const char *boot_qemu_append(const struct boot *b);

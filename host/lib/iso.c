@@ -20,9 +20,16 @@ char *iso_grub_cfg(const struct boot *b, const struct boot_strings *s, bool mb1)
     const char *mod = mb1 ? "module" : "module2";
     char *vargs = boot_grub_args(b->vtboot_cmdline);
     char *kargs = boot_grub_args(b->cmdline);
-    char *v = boot_grub_word(s->names[0]), *k = boot_grub_word(s->names[1]);
-    char *initrd = NULL, *cfg;
+    char *v = boot_grub_word(s->names[0]);
+    char *kernel = NULL, *initrd = NULL, *cfg;
 
+    if (s->nmods > 0) {
+        char *k = boot_grub_word(s->names[1]);
+
+        kernel = xasprintf("\techo\t'Loading Linux ...'\n"
+                           "\t%s --nounzip /%s%s%s\n", mod, k, *kargs ? " " : "", kargs);
+        free(k);
+    }
     if (s->nmods > 1) {
         char *i = boot_grub_word(s->names[2]);
 
@@ -49,16 +56,15 @@ char *iso_grub_cfg(const struct boot *b, const struct boot_strings *s, bool mb1)
                     "\tinsmod gzio\n"
                     "\techo\t'Loading vtboot ...'\n"
                     "\t%s\t/%s%s%s\n"
-                    "\techo\t'Loading Linux ...'\n"
-                    "\t%s --nounzip /%s%s%s\n"
+                    "%s"
                     "%s"
                     "}\n",
-                    mb, mb, v, *vargs ? " " : "", vargs, mod, k, *kargs ? " " : "", kargs,
+                    mb, mb, v, *vargs ? " " : "", vargs, kernel ? kernel : "",
                     initrd ? initrd : "");
     free(vargs);
     free(kargs);
     free(v);
-    free(k);
+    free(kernel);
     free(initrd);
     return cfg;
 }

@@ -205,6 +205,94 @@ int proc_wait(struct proc *p, int timeout_ms)
     return 0;
 }
 
+/* reaps ended children other than keep; stops at keep (the caller reaps it) */
+static void reap_others(pid_t keep)
+{
+    for (;;) {
+        siginfo_t si;
+
+        memset(&si, 0, sizeof(si));
+        if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) != 0 || si.si_pid == 0 ||
+            si.si_pid == keep)
+            return;
+        log_dbg("reaped adopted pid %d", (int)si.si_pid);
+        waitpid(si.si_pid, NULL, 0);
+    }
+}
+
+/* sends sig to every running child (from /proc's list); false if there is no list */
+static bool signal_children(int sig)
+{
+    char path[64];
+    FILE *f;
+    int pid;
+
+    snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)getpid(), (int)getpid());
+    f = fopen(path, "re");
+    if (!f)
+        return false;
+    while (fscanf(f, "%d", &pid) == 1) {
+        log_dbg("stopping adopted pid %d (signal %d)", pid, sig);
+        kill(pid, sig);
+    }
+    fclose(f);
+    return true;
+}
+
+void proc_adopt(bool on, int wait_ms)
+{
+    int64_t t0 = now_ms(), last = 0;
+
+    if (on) {
+        prctl(PR_SET_CHILD_SUBREAPER, 1);
+        return;
+    }
+    /*
+     * What is left: adopted orphans, ended or still running. After wait_ms, every 100 ms each
+     * running one gets SIGTERM (an orphan may fork before it ends: its child is ours next),
+     * after another second SIGKILL; after a third we give up (init gets them when we exit).
+     */
+    for (;;) {
+        pid_t r = waitpid(-1, NULL, WNOHANG);
+        int64_t t = now_ms() - t0;
+
+        if (r > 0 || (r < 0 && errno == EINTR))
+            continue;
+        if (r < 0)
+            break;                      /* ECHILD: none left */
+        if (t >= wait_ms + 2000)
+            break;
+        if (t >= wait_ms && t - last >= 100) {
+            if (!signal_children(t >= wait_ms + 1000 ? SIGKILL : SIGTERM))
+                break;
+            last = t;
+        }
+        usleep(2000);
+    }
+    prctl(PR_SET_CHILD_SUBREAPER, 0);
+}
+
+int proc_wait_adopting(struct proc *p, int timeout_ms)
+{
+    int64_t end = timeout_ms < 0 ? INT64_MAX : now_ms() + timeout_ms;
+
+    for (;;) {
+        struct pollfd pfd = { sig_fd(), POLLIN, 0 };
+        int64_t left = end - now_ms();
+
+        reap_others(p->pid);
+        if (proc_poll(p))
+            return 0;
+        if (sig_terminating())
+            return 2;
+        if (left <= 0)
+            return 1;
+        /* SIGCHLD (adopted children too) wakes us through the signal pipe */
+        poll(&pfd, 1, left > 50 ? 50 : (int)left);
+        sig_drain();
+    }
+}
+
 const char *proc_status_str(const struct proc *p)
 {
     static char buf[96];

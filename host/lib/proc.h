@@ -40,6 +40,16 @@ void proc_stop(struct proc *p, int grace_ms);
  * 0 when it exited, 1 on timeout, 2 on a terminating signal. The process is left running
  * on 1 and 2. */
 int proc_wait(struct proc *p, int timeout_ms);
+/*
+ * Orphans. A tool that daemonizes its own helper (swtpm_setup starts swtpm through a double
+ * fork) leaves an orphan that only init reaps, and some inits reap late: swtpm_setup then waits
+ * for its swtpm's exit in vain until its own timeout. proc_adopt(true) makes us the
+ * subreaper of our descendants (PR_SET_CHILD_SUBREAPER), proc_wait_adopting() reaps every
+ * adopted child as soon as it ends, proc_adopt(false) reaps what is left (waiting up to
+ * wait_ms, then SIGTERM, then SIGKILL) and ends the adoption. Only while p is our one child.
+ */
+void proc_adopt(bool on, int wait_ms);
+int proc_wait_adopting(struct proc *p, int timeout_ms);
 /* "exit status 3", "killed by signal 9 (Killed)" */
 const char *proc_status_str(const struct proc *p);
 /* Logs a command line at -v. */

@@ -1,8 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 #include "swtpm.h"
+#include "log.h"
+#include "sig.h"
 #include "strv.h"
+#include "util.h"
 
+#include <fcntl.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define SWTPM_SETUP_TIMEOUT_MS 60000
 
 int swtpm_start(struct proc *p, const char *statedir, int ctrl_fd, bool is_client,
                 const char *log_path)
@@ -21,5 +33,108 @@ int swtpm_start(struct proc *p, const char *statedir, int ctrl_fd, bool is_clien
         strv_addf(&a, "--log=file=%s,level=20", log_path);
     rc = proc_spawn(p, "swtpm", a.v, &o);
     strv_free(&a);
+    return rc;
+}
+
+int swtpm_start_server(struct proc *p, const char *statedir, int data_lfd, int ctrl_lfd,
+                       int log_fd)
+{
+    struct strv a = { 0 };
+    struct fdmap fds[2] = { { data_lfd, 3 }, { ctrl_lfd, 4 } };
+    struct spawn_opts o = { NULL, -1, log_fd, log_fd, fds, 2 };
+    int rc;
+
+    strv_add(&a, "swtpm");
+    strv_add(&a, "socket");
+    strv_add(&a, "--tpm2");
+    strv_addf(&a, "--tpmstate=dir=%s", statedir);
+    strv_add(&a, "--server=type=unixio,fd=3");
+    strv_add(&a, "--ctrl=type=unixio,fd=4");
+    strv_add(&a, "--flags=not-need-init");
+    rc = proc_spawn(p, "swtpm (provisioning)", a.v, &o);
+    strv_free(&a);
+    return rc;
+}
+
+bool swtpm_state_exists(const char *statedir)
+{
+    char *f = xasprintf("%s/%s", statedir, SWTPM_STATE_FILE);
+    struct stat st;
+    bool yes = stat(f, &st) == 0;
+
+    free(f);
+    return yes;
+}
+
+static void show_file(const char *path)
+{
+    size_t len;
+    uint8_t *txt = file_read_all(path, &len, 1 << 20);
+
+    if (txt) {
+        size_t start = len > 4000 ? len - 4000 : 0;
+
+        fprintf(stderr, "%.*s", (int)(len - start), (char *)txt + start);
+        if (len && txt[len - 1] != '\n')
+            fputc('\n', stderr);
+        free(txt);
+    }
+}
+
+int swtpm_setup_state(const char *statedir, const char *banks, const char *workdir)
+{
+    char *logpath = xasprintf("%s/swtpm_setup.log", workdir);
+    struct strv a = { 0 };
+    struct proc p;
+    int logfd, w, rc = -1;
+    int64_t t0 = now_ms();
+
+    logfd = open(logpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (logfd < 0) {
+        log_perr("open %s", logpath);
+        free(logpath);
+        return -1;
+    }
+    strv_add(&a, "swtpm_setup");
+    strv_add(&a, "--tpm2");
+    strv_add(&a, "--tpmstate");
+    strv_add(&a, statedir);
+    strv_add(&a, "--pcr-banks");
+    strv_add(&a, banks);
+    {
+        struct spawn_opts o = { NULL, -1, logfd, logfd, NULL, 0 };
+
+        /* swtpm_setup's swtpm is a grandchild: adopt it so that it is reaped at once */
+        proc_adopt(true, 0);
+        if (proc_spawn(&p, "swtpm_setup", a.v, &o) != 0) {
+            proc_adopt(false, 0);
+            goto out;
+        }
+    }
+    w = proc_wait_adopting(&p, SWTPM_SETUP_TIMEOUT_MS);
+    if (w != 0)
+        proc_stop(&p, 1000);
+    /* a swtpm_setup that ends normally has stopped its swtpm; one we stopped has not, and
+     * that swtpm (0.7.1) would wait for a client forever: stop it at once (SIGTERM, so that
+     * it removes its pid file, /tmp/.swtpm_setup.pidfile.*) */
+    proc_adopt(false, w == 0 ? 500 : 0);
+    if (w == 2) {
+        rc = 128 + sig_terminating();
+    } else if (w == 1) {
+        log_err("swtpm_setup did not finish in %d s:", SWTPM_SETUP_TIMEOUT_MS / 1000);
+        show_file(logpath);
+    } else if (!WIFEXITED(p.status) || WEXITSTATUS(p.status) != 0 ||
+               !swtpm_state_exists(statedir)) {
+        log_err("swtpm_setup --pcr-banks %s failed (%s):", banks, proc_status_str(&p));
+        show_file(logpath);
+    } else {
+        log_dbg("swtpm_setup (PCR banks %s) took %d ms", strcmp(banks, "-") ? banks : "- (all)",
+                (int)(now_ms() - t0));
+        rc = 0;
+    }
+out:
+    close(logfd);
+    strv_free(&a);
+    free(logpath);
     return rc;
 }

@@ -3,6 +3,8 @@
  * swtpm as our child (not --daemon, so we have its pid): a TPM 2.0 with its state in a
  * directory and only a control channel; QEMU hands it the data channel itself
  * (CMD_SET_DATAFD). No --flags startup-*: SeaBIOS sends TPM2_Startup.
+ * Also the two other ways we run it: swtpm_setup for a fresh state with chosen PCR banks, and
+ * a swtpm with a data socket of its own for tpm2-tools (tpmprov.c).
  */
 #ifndef HOST_SWTPM_H
 #define HOST_SWTPM_H
@@ -15,5 +17,23 @@
  * QEMU's connection on it) or one end of a connected socket pair (is_client true). */
 int swtpm_start(struct proc *p, const char *statedir, int ctrl_fd, bool is_client,
                 const char *log_path);
+
+/* swtpm for tpm2-tools: data and control channel on listening unix sockets (swtpm accepts
+ * one client after the other on each), --flags not-need-init; stderr to log_fd. */
+int swtpm_start_server(struct proc *p, const char *statedir, int data_lfd, int ctrl_lfd,
+                       int log_fd);
+
+/* The file that holds a TPM 2.0 state in swtpm's directory backend. */
+#define SWTPM_STATE_FILE "tpm2-00.permall"
+bool swtpm_state_exists(const char *statedir);
+
+/*
+ * A fresh TPM 2.0 state in statedir (which must exist and hold none):
+ *   swtpm_setup --tpm2 --tpmstate DIR --pcr-banks BANKS --logfile LOG
+ * no EK, no certificates. banks: a comma list, or "-" for swtpm's own allocation (all banks).
+ * Must run while we have no other child (see proc_adopt). Returns 0, -1 (error, swtpm_setup's
+ * log shown) or 128+signal.
+ */
+int swtpm_setup_state(const char *statedir, const char *banks, const char *workdir);
 
 #endif

@@ -1,13 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # Tests of vtboot-qemu with testk (host/tests/guest), a tiny multiboot kernel: every exit
-# status, QEMU -kernel and GRUB (multiboot2 and multiboot1), the module strings, cleanup on
-# signals, and (unless the launcher was built without it) the virtual SENTER.
+# status, QEMU -kernel and GRUB (multiboot2 and multiboot1), the module strings, no modules,
+# the TPM state's PCR banks and the policy in NV (checked with tpm2-tools and from the guest),
+# cleanup on signals, and the virtual SENTER.
 # usage: run-tests.sh path/to/vtboot-qemu path/to/testk.elf
 set -u
 
 LAUNCHER=$(realpath "$1")
 TESTK=$(realpath "$2")
+OUTDIR=$(dirname "$(dirname "$LAUNCHER")")     # out/ (out/bin/..): out/vtboot, if built
 T=$(mktemp -d /tmp/vtq-test.XXXXXX)
 export TMPDIR=$T/tmp            # every launcher temp dir lands here: leaks are easy to see
 mkdir -p "$TMPDIR"
@@ -174,6 +176,199 @@ run qemufail 1 "${BASE[@]}" -- -no-such-qemu-option
 expect_err qemufail "QEMU failed to start"
 check_clean "errors"
 
+echo "# no modules (--kernel \"\")"
+run nomods 0 --vtboot "$F/testk.elf" --kernel ""
+expect_out nomods "TESTK: cmdline=[testk.elf logging=serial,memory loglvl=all]"
+if grep -aq "TESTK: module" "$T/nomods.out"; then bad "nomods: has modules"; else ok "nomods: no module"; fi
+check_strings nomods --vtboot "$F/testk.elf" --kernel ""
+if [ -z "$("$LAUNCHER" --vtboot "$F/testk.elf" --kernel "" --print-modules)" ]; then
+    ok "nomods: --print-modules prints nothing"
+else
+    bad "nomods: --print-modules printed something"
+fi
+run nomods-grub2 0 --vtboot "$F/testk.elf.gz" --kernel "" --initrd "" --grub
+expect_out nomods-grub2 "TESTK: loader=multiboot2"
+if grep -aq "TESTK: module" "$T/nomods-grub2.out"; then bad "nomods-grub2: has modules"; else ok "nomods-grub2: no module"; fi
+run nomods-grub1 0 --vtboot "$F/testk.elf" --kernel "" --grub-mb1
+expect_out nomods-grub1 "TESTK: loader=multiboot1"
+check_strings nomods-grub1 --vtboot "$F/testk.elf" --kernel "" --grub-mb1
+run nomods-initrd 1 --vtboot "$F/testk.elf" --kernel "" --initrd "$F/initrd.img"
+expect_err nomods-initrd 'cannot take an initrd'
+# the real vtboot, if it is built: it says why it cannot boot, halts cleanly and powers off
+if [ -f "$OUTDIR/vtboot" ]; then
+    run nomods-vtboot 0 --vtboot "$OUTDIR/vtboot" --kernel "" --timeout 60
+    expect_out nomods-vtboot "vtboot: ERROR: no kernel: no modules: the first module must be a Linux bzImage"
+    last_err_line nomods-vtboot "vtboot-qemu: guest powered off"
+else
+    echo "     (no $OUTDIR/vtboot: the vtboot no-modules check is skipped)"
+fi
+check_clean "no modules"
+
+echo "# TPM state (--pcr-banks) and the policy in NV (--policy, --provision-only)"
+# A swtpm on a state directory for tpm2-tools, as the launcher provisions: our listening
+# sockets (renamed into place once listening, so nothing needs to wait), --flags
+# startup-clear. tpm_up DIR sets $TCTI; tpm_down shuts the TPM down (CLEAR) and stops it.
+tpm_up() {
+    local sock=$T/tpmq.sock
+    rm -f "$sock" "$sock.ctrl"
+    python3 -c '
+import os, socket, sys
+sock, state = sys.argv[1], sys.argv[2]
+keep = [os.open("/dev/null", os.O_RDONLY) for _ in range(2)]  # fds 3, 4 stay ours until dup2
+socks = []
+for i, p in enumerate((sock, sock + ".ctrl")):
+    for q in (p, p + ".new"):
+        if os.path.exists(q):
+            os.unlink(q)
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.bind(p + ".new")
+    s.listen(4)
+    os.rename(p + ".new", p)
+    socks.append(s)
+for i, s in enumerate(socks):
+    os.dup2(s.fileno(), 3 + i)
+os.execvp("swtpm", ["swtpm", "socket", "--tpm2", "--tpmstate", "dir=" + state,
+                    "--server", "type=unixio,fd=3", "--ctrl", "type=unixio,fd=4",
+                    "--flags", "not-need-init,startup-clear"])
+' "$sock" "$1" 2> "$T/tpmq.err" &
+    TPM_PID=$!
+    TCTI="swtpm:path=$sock"
+    for _ in $(seq 200); do [ -S "$sock.ctrl" ] && break; sleep 0.01; done
+}
+tpm_down() {
+    tpm2_shutdown -c -T "$TCTI" 2>/dev/null
+    kill "$TPM_PID" 2>/dev/null
+    wait "$TPM_PID" 2>/dev/null
+    rm -f "$T/tpmq.sock" "$T/tpmq.sock.ctrl"
+}
+banks_of() {     # DIR: the active PCR banks of that state, comma-separated
+    tpm_up "$1"
+    tpm2_getcap pcrs -T "$TCTI" | sed -n 's/^ *- \(sha[0-9]*\): \[ [0-9].*/\1/p' | paste -sd, -
+    tpm_down
+}
+nv_check() {     # NAME DIR FILE: NV index 0x01200001 holds exactly FILE, with our attributes
+    local name=$1 dir=$2 file=$3 size pub
+    size=$(stat -c %s "$file")
+    tpm_up "$dir"
+    if tpm2_nvread 0x01200001 -C 0x01200001 -s "$size" -T "$TCTI" -o "$T/nv.bin" 2> "$T/nv.err" &&
+       cmp -s "$T/nv.bin" "$file"; then
+        ok "$name: NV index holds the file's $size bytes"
+    else
+        bad "$name: NV index differs from $file" "$(cat "$T/nv.err")"
+    fi
+    pub=$(tpm2_nvreadpublic 0x01200001 -T "$TCTI" 2>&1)
+    # ownerwrite 0x2 | ownerread 0x20000 | authread 0x40000 | written 0x20000000; no ppwrite (0x1)
+    if grep -q "value: 0x20060002" <<< "$pub" && grep -q "size: $size\$" <<< "$pub" &&
+       grep -q "friendly: ownerwrite|ownerread|authread|written" <<< "$pub" && ! grep -q ppwrite <<< "$pub"; then
+        ok "$name: attributes ownerwrite|ownerread|authread (no ppwrite), size $size"
+    else
+        bad "$name: index public area" "$pub"
+    fi
+    if [ "$(tpm2_getcap handles-nv-index -T "$TCTI" | grep -c .)" = 1 ]; then
+        ok "$name: one NV index"
+    else
+        bad "$name: NV indices" "$(tpm2_getcap handles-nv-index -T "$TCTI")"
+    fi
+    tpm_down
+}
+
+# policies: a real one from tb_polgen if it is installed, and corrupted ones (vtboot's tests
+# need those): a bad version byte, a truncated one, 1 byte, 2048 bytes
+P=$T/pol
+mkdir -p "$P"
+if command -v tb_polgen > /dev/null; then
+    tb_polgen --create --type halt --alg sha256 "$P/halt.pol" > /dev/null
+    tb_polgen --add --num 0 --pcr none --hash image --cmdline "bzImage console=ttyS0 panic=-1" \
+              --image "$F/bzImage" "$P/halt.pol" > /dev/null
+else
+    printf '\002\002\013\001\000\000\000\000\000\000\000\001\000\377\001\000' > "$P/halt.pol"
+    head -c 36 /dev/urandom >> "$P/halt.pol"
+fi
+cp "$P/halt.pol" "$P/badver.pol"
+printf '\377' | dd of="$P/badver.pol" bs=1 count=1 conv=notrunc 2> /dev/null
+head -c 10 "$P/halt.pol" > "$P/trunc.pol"
+printf 'X' > "$P/one.pol"
+head -c 2048 /dev/urandom > "$P/max.pol"
+
+S=$T/tpm-a
+run prov 0 --provision-only --tpm-state "$S" --policy "$P/halt.pol" -v
+expect_err prov "wrote $P/halt.pol ($(stat -c %s "$P/halt.pol") bytes) into NV index 0x01200001"
+grep -a -E "swtpm_setup \(PCR banks .*\) took|NV index .* written in" "$T/prov.err" | sed 's/^/     /'
+nv_check prov "$S" "$P/halt.pol"
+b=$(banks_of "$S")
+if [ "$b" = "sha1,sha256" ]; then ok "prov: default banks sha1,sha256"; else bad "prov: banks '$b'"; fi
+run reprov 0 --provision-only --tpm-state "$S" --policy "$P/max.pol" -v
+expect_err reprov "NV index 0x01200001 exists: undefining it"
+grep -a "NV index .* written in" "$T/reprov.err" | sed 's/^/     /'
+nv_check reprov "$S" "$P/max.pol"
+for c in badver trunc one; do
+    run "prov-$c" 0 --provision-only --tpm-state "$S" --policy "$P/$c.pol"
+    nv_check "prov-$c" "$S" "$P/$c.pol"
+done
+# an existing state is used as is: --pcr-banks does not apply to it
+run prov-banks-kept 0 --provision-only --tpm-state "$S" --pcr-banks sha256
+expect_err prov-banks-kept "--pcr-banks sha256 ignored"
+b=$(banks_of "$S")
+if [ "$b" = "sha1,sha256" ]; then ok "prov-banks-kept: banks unchanged"; else bad "prov-banks-kept: banks '$b'"; fi
+for banks in sha256 sha1,sha256,sha384 sha512,sha1 all; do
+    d=$T/tpm-${banks//,/-}      # swtpm cannot take a ',' in the directory name
+    run "banks-$banks" 0 --provision-only --tpm-state "$d" --pcr-banks "$banks" -v
+    want=$banks
+    [ "$banks" = all ] && want=sha1,sha256,sha384,sha512
+    [ "$banks" = sha512,sha1 ] && want=sha1,sha512
+    b=$(banks_of "$d")
+    if [ "$b" = "$want" ]; then ok "banks-$banks: banks $b"; else bad "banks-$banks: banks '$b', expected $want"; fi
+done
+grep -a "swtpm_setup (PCR banks .*) took" "$T"/banks-*.err | sed 's/^.*vtboot-qemu: /     /'
+
+# what the guest reads through the TIS (testk "nv"): a fresh temp state provisioned, then booted
+hex() { od -An -v -tx1 "$1" | tr -d ' \n'; }
+run nvboot 0 "${BASE[@]}" --policy "$P/halt.pol" --vtboot-cmdline "action=poweroff nv pcr" -v
+expect_out nvboot "TESTK: nv public: attributes=0x20060002 size=$(stat -c %s "$P/halt.pol")"
+expect_out nvboot "TESTK: nv data=$(hex "$P/halt.pol")"
+expect_out nvboot "TESTK: pcr before: PCR17 sha1=$(printf 'f%.0s' {1..40})"
+grep -a "TESTK: nv read: TPM_RC_RETRY" "$T/nvboot.out" | tr -d '\r' | sed 's/^/     (libtpms) /'
+grep -a "policy provisioned in" "$T/nvboot.err" | sed 's/^.*vtboot-qemu: /     /'
+# --tpm-state with --policy: provisioned into that dir, then booted from it
+run nvboot-state 0 "${BASE[@]}" --tpm-state "$S" --policy "$P/one.pol" --vtboot-cmdline "action=poweroff nv"
+expect_out nvboot-state "TESTK: nv data=$(hex "$P/one.pol")"
+nv_check nvboot-state "$S" "$P/one.pol"
+run nvboot-none 0 "${BASE[@]}" --vtboot-cmdline "action=poweroff nv"
+expect_out nvboot-none "TESTK: nv public: TPM error 0x0000018b"
+run sha256only 0 "${BASE[@]}" --pcr-banks sha256 --vtboot-cmdline "action=poweroff pcr"
+expect_out sha256only "TESTK: pcr before: PCR17 sha256="
+if grep -aq "PCR17 sha1=" "$T/sha256only.out"; then bad "sha256only: has a SHA-1 bank"; else ok "sha256only: no SHA-1 bank"; fi
+
+# errors: bad files, bad combinations, a failing tool (its stderr shown)
+: > "$P/empty.pol"
+head -c 2049 /dev/zero > "$P/big.pol"
+run pol-missing 1 --provision-only --tpm-state "$S" --policy "$P/nonexistent"
+expect_err pol-missing "nonexistent: No such file"
+run pol-empty 1 --provision-only --tpm-state "$S" --policy "$P/empty.pol"
+expect_err pol-empty "empty"
+run pol-big 1 --provision-only --tpm-state "$S" --policy "$P/big.pol"
+expect_err pol-big "more than the 2048 bytes"
+run pol-dir 1 --provision-only --tpm-state "$S" --policy "$P"
+run pol-boot-missing 1 "${BASE[@]}" --policy "$P/nonexistent"
+run provonly-nostate 1 --provision-only --policy "$P/one.pol"
+expect_err provonly-nostate "needs --tpm-state"
+run notpm-policy 1 "${BASE[@]}" --no-tpm --policy "$P/one.pol"
+run banks-bad 1 --pcr-banks sha1,md5
+run banks-dup 1 --pcr-banks sha1,sha1
+run banks-empty 1 --pcr-banks ""
+nv_check "after errors" "$S" "$P/one.pol"
+# an owner password the launcher does not know: tpm2_nvundefine -C o fails
+cp -r "$S" "$T/tpm-owned"
+tpm_up "$T/tpm-owned"
+tpm2_changeauth -c o secret -T "$TCTI" > /dev/null
+tpm_down
+run pol-toolfail 1 --provision-only --tpm-state "$T/tpm-owned" --policy "$P/halt.pol"
+expect_err pol-toolfail "tpm2_nvundefine failed (exit status 1): tpm2_nvundefine 0x01200001 -C o -T swtpm:path="
+expect_err pol-toolfail "ERROR: Esys_NV_UndefineSpace(0x9A2)"
+run pol-toolfail-boot 1 "${BASE[@]}" --tpm-state "$T/tpm-owned" --policy "$P/halt.pol"
+expect_err pol-toolfail-boot "tpm2_nvundefine failed"
+check_clean "policy provisioning"
+
 echo "# signals and crashes"
 "$LAUNCHER" "${BASE[@]}" --vtboot-cmdline "action=hang" > /dev/null 2> "$T/sigterm.err" &
 pid=$!
@@ -199,6 +394,15 @@ wait $pid
 rc=$?
 if [ $rc = 143 ]; then ok "sigterm early: exit 143"; else bad "sigterm early: exit $rc" "$(tail -3 "$T/sigiso.err")"; fi
 check_clean "sigterm early"
+# during swtpm_setup and the tpm2-tools provisioning (0.1 s in; all of it takes ~0.25 s)
+"$LAUNCHER" "${BASE[@]}" --policy "$P/max.pol" --vtboot-cmdline "action=hang" > /dev/null 2> "$T/sigprov.err" &
+pid=$!
+sleep 0.1
+kill -TERM $pid
+wait $pid
+rc=$?
+if [ $rc = 143 ]; then ok "sigterm provisioning: exit 143"; else bad "sigterm provisioning: exit $rc" "$(tail -3 "$T/sigprov.err")"; fi
+check_clean "sigterm provisioning"
 # a SIGKILLed launcher cannot clean up its temp dir, but its children must die with it
 "$LAUNCHER" "${BASE[@]}" --vtboot-cmdline "action=hang" > /dev/null 2>&1 &
 pid=$!

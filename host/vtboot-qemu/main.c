@@ -17,8 +17,11 @@
 #include "sock.h"
 #include "strv.h"
 #include "swtpm.h"
+#include "tpmprov.h"
 #include "util.h"
 #include "vsenter_host.h"
+
+#include "abi/tb_policy.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -41,6 +44,7 @@ struct run {
     struct boot boot;
     char *tmp, *bootdir;
     char *iso;                  /* --grub: the ISO to boot */
+    char *tpm_dir;              /* the TPM state directory */
     struct proc qemu, swtpm;
     struct relay com1;
     struct qmp qmp;
@@ -111,7 +115,8 @@ static int check_files(struct run *r)
     int rc = 0;
 
     rc |= check_file("vtboot", r->boot.vtboot);
-    rc |= check_file("kernel", r->boot.kernel);
+    if (r->boot.kernel)
+        rc |= check_file("kernel", r->boot.kernel);
     if (r->boot.initrd)
         rc |= check_file("initrd", r->boot.initrd);
     return rc ? -1 : 0;
@@ -234,7 +239,8 @@ static char *usable_prebuilt_iso(struct run *r)
         boot_strings_free(&s);
         have = file_read_all(cfgpath, &len, 1 << 20);
         ok = have && len == strlen(want) && !memcmp(have, want, len);
-        ok = ok && file_mtime_ns(r->boot.vtboot) <= t && file_mtime_ns(r->boot.kernel) <= t;
+        ok = ok && file_mtime_ns(r->boot.vtboot) <= t;
+        ok = ok && (!r->boot.kernel || file_mtime_ns(r->boot.kernel) <= t);
         ok = ok && (!r->boot.initrd || file_mtime_ns(r->boot.initrd) <= t);
         {
             char *self = self_dir();
@@ -257,21 +263,97 @@ static char *usable_prebuilt_iso(struct run *r)
     return iso;
 }
 
-static int setup_tpm(struct run *r)
+/* --policy FILE: its bytes, copied into the temp dir (what is written is what was checked) */
+static char *policy_copy(struct run *r, size_t *size)
 {
-    char *sock = xasprintf("%s/tpm-ctrl.sock", r->tmp);
-    char *state = r->o.tpm_state ? xstrdup(r->o.tpm_state) : xasprintf("%s/tpm", r->tmp);
-    char *log = log_verbose ? xasprintf("%s/swtpm.log", r->tmp) : NULL;
-    int rc = -1;
+    const char *f = r->o.policy;
+    uint8_t *data = file_read_all(f, size, TPMPROV_MAX_SIZE + 1);
+    char *copy = NULL;
 
+    if (!data) {
+        if (errno == EFBIG)
+            log_err("--policy %s: more than the %d bytes an NV index can hold", f,
+                    TPMPROV_MAX_SIZE);
+        else
+            log_perr("--policy %s", f);
+        return NULL;
+    }
+    if (*size == 0) {
+        log_err("--policy %s: the file is empty (an NV index holds 1 to %d bytes)", f,
+                TPMPROV_MAX_SIZE);
+    } else {
+        copy = xasprintf("%s/policy.bin", r->tmp);
+        if (file_write_all(copy, data, *size) != 0) {
+            log_perr("write %s", copy);
+            free(copy);
+            copy = NULL;
+        }
+    }
+    free(data);
+    return copy;
+}
+
+/*
+ * The TPM state before swtpm starts for QEMU: a fresh one (swtpm_setup, --pcr-banks) unless
+ * the directory has one, then --policy written into NV with tpm2-tools. Returns 0, -1 or
+ * 128+signal.
+ */
+static int prepare_tpm(struct run *r)
+{
+    const struct opts *o = &r->o;
+    char *state = o->tpm_state ? xstrdup(o->tpm_state) : xasprintf("%s/tpm", r->tmp);
+    bool fresh;
+    int rc;
+    int64_t t0 = now_ms();
+
+    r->tpm_dir = state;
     if (strchr(state, ',')) {
         log_err("--tpm-state: swtpm cannot take a directory with ',' in its name");
-        goto out;
+        return -1;
     }
     if (mkdir_p(state, 0700) != 0) {
         log_perr("mkdir %s", state);
-        goto out;
+        return -1;
     }
+    fresh = !swtpm_state_exists(state);
+    if (fresh) {
+        rc = swtpm_setup_state(state, o->pcr_banks, r->tmp);
+        if (rc != 0)
+            return rc;
+        if (o->provision_only)
+            log_msg("created a TPM 2.0 state in %s, PCR banks %s (%.2f s)", state,
+                    strcmp(o->pcr_banks, "-") ? o->pcr_banks : "all", (double)(now_ms() - t0) / 1000);
+    } else if (o->pcr_banks_set) {
+        log_msg("--pcr-banks %s ignored: %s has a TPM state already (used as is)",
+                strcmp(o->pcr_banks, "-") ? o->pcr_banks : "all", state);
+    }
+    if (o->policy) {
+        size_t size;
+        char *copy = policy_copy(r, &size);
+        int64_t t1 = now_ms();
+
+        if (!copy)
+            return -1;
+        rc = tpmprov_nv_write(state, r->tmp, TB_POLICY_NV_INDEX_TPM2, copy, size, fresh);
+        free(copy);
+        if (rc != 0)
+            return rc;
+        if (o->provision_only)
+            log_msg("wrote %s (%zu bytes) into NV index 0x%08x of %s (%.2f s)", o->policy, size,
+                    TB_POLICY_NV_INDEX_TPM2, state, (double)(now_ms() - t1) / 1000);
+        else
+            log_dbg("policy provisioned in %d ms", (int)(now_ms() - t1));
+    }
+    return 0;
+}
+
+static int setup_tpm(struct run *r)
+{
+    char *sock = xasprintf("%s/tpm-ctrl.sock", r->tmp);
+    const char *state = r->tpm_dir;
+    char *log = log_verbose ? xasprintf("%s/swtpm.log", r->tmp) : NULL;
+    int rc = -1;
+
     r->tpm_lfd = sock_listen(sock);
     if (r->tpm_lfd < 0)
         goto out;
@@ -300,7 +382,6 @@ static int setup_tpm(struct run *r)
     rc = 0;
 out:
     free(sock);
-    free(state);
     free(log);
     return rc;
 }
@@ -349,7 +430,7 @@ static int start_qemu(struct run *r, struct boot_strings *s)
     } else {
         c.kernel = s->names[0];
         c.append = boot_qemu_append(&r->boot);
-        initrd = boot_qemu_initrd_arg(s);
+        initrd = boot_qemu_initrd_arg(s);       /* NULL without modules: no -initrd */
         c.initrd = initrd;
         so.cwd = r->bootdir;
     }
@@ -456,10 +537,14 @@ static int prepare_and_run(struct run *r)
     char err[512];
     int rc;
 
-    if (check_files(r) != 0)
+    if (!r->o.provision_only && check_files(r) != 0)
         return EXIT_SETUP;
     if (make_tmp(r) != 0)
         return EXIT_SETUP;
+    if (r->o.provision_only) {
+        rc = prepare_tpm(r);
+        return rc < 0 ? EXIT_SETUP : rc;
+    }
     if (r->o.make_iso) {
         char *cfg = xasprintf("%s.grub.cfg", r->o.make_iso);
         int64_t t0 = now_ms();
@@ -476,6 +561,12 @@ static int prepare_and_run(struct run *r)
             log_perr("--serial-log %s", r->o.serial_log);
             return EXIT_SETUP;
         }
+    }
+    if (!r->o.no_tpm) {
+        /* before any other child runs (swtpm_setup's swtpm is adopted and reaped) */
+        rc = prepare_tpm(r);
+        if (rc != 0)
+            return rc < 0 ? EXIT_SETUP : rc;
     }
     if (r->o.grub) {
         r->iso = usable_prebuilt_iso(r);
@@ -538,7 +629,7 @@ int main(int argc, char **argv)
     if (rc != 0)
         return rc > 0 ? 0 : EXIT_SETUP;
     r->boot.vtboot = r->o.vtboot;
-    r->boot.kernel = r->o.kernel;
+    r->boot.kernel = r->o.no_kernel ? NULL : r->o.kernel;
     r->boot.initrd = *r->o.initrd ? r->o.initrd : NULL;
     r->boot.cmdline = r->o.cmdline;
     r->boot.vtboot_cmdline = r->o.vtboot_cmdline;

@@ -15,7 +15,8 @@ static void usage(FILE *f)
 "Boots vtboot with a Linux kernel and initrd in QEMU (TCG, q35) with a swtpm TPM 2.0,\n"
 "relays the guest's COM1 to stdout and tells how the guest ended.\n"
 "\n"
-"  --kernel F          Linux bzImage (default out/bzImage)\n"
+"  --kernel F          Linux bzImage (default out/bzImage; \"\" for no modules at all,\n"
+"                      which then also means no initrd)\n"
 "  --initrd F          initrd (default out/initrd.img; \"\" for none)\n"
 "  --cmdline S         Linux command line (default \"console=ttyS0 panic=-1\")\n"
 "  --vtboot F          vtboot ELF (default out/vtboot; with --grub out/vtboot.gz); a gzip\n"
@@ -29,7 +30,15 @@ static void usage(FILE *f)
 "  --smp N             CPUs (default 1)\n"
 "  --memory MB         guest RAM (default 512)\n"
 "  --machine q35|pc    machine type (default q35)\n"
-"  --tpm-state DIR     keep the TPM state in DIR (default: a fresh TPM in the temp dir)\n"
+"  --tpm-state DIR     keep the TPM state in DIR (default: a fresh TPM in the temp dir);\n"
+"                      a DIR without a state gets a fresh one, an existing state is used as is\n"
+"  --pcr-banks LIST    PCR banks of a fresh TPM state (swtpm_setup --pcr-banks): a comma\n"
+"                      list of sha1, sha256, sha384, sha512, or \"all\" (default sha1,sha256)\n"
+"  --policy FILE       before the boot, write FILE's bytes (1 to 2048, not checked) into the\n"
+"                      TPM's NV index 0x01200001 (tboot's policy index) with tpm2-tools:\n"
+"                      attributes ownerwrite|authread|ownerread; an existing index is replaced\n"
+"  --provision-only    only create the state in --tpm-state DIR if it has none and write\n"
+"                      --policy FILE (if given) into it, then exit 0 without booting\n"
 "  --no-tpm            no swtpm and no TPM device\n"
 "  --no-drtm           no virtual SENTER (no VSENTER UART, no control-channel proxy):\n"
 "                      a platform without TXT\n"
@@ -41,11 +50,13 @@ static void usage(FILE *f)
 "\n"
 "Paths out/... are relative to the directory above this program's own (out/bin/..).\n"
 "QEMU gets the files as symlinks named after their basenames, so vtboot's module strings\n"
-"are \"bzImage console=ttyS0 panic=-1\" and \"initrd.img\" (GRUB: \"/bzImage ...\", \"/initrd.img\").\n"
+"are \"bzImage console=ttyS0 panic=-1\" and \"initrd.img\" (GRUB passes no file names:\n"
+"\"console=ttyS0 panic=-1\" and \"\"); --print-modules prints them exactly.\n"
 "\n"
 "Exit status (how the guest ended; from QMP events):\n"
 "  0  powered off (SHUTDOWN reason guest-shutdown)\n"
-"  1  launcher or setup error (bad option, missing file, swtpm or QEMU failed to start)\n"
+"  1  launcher or setup error (bad option, missing file, swtpm_setup or a tpm2-tools\n"
+"     command failed (its output is shown), swtpm or QEMU failed to start)\n"
 "  2  reset (guest-reset, including a triple fault: -no-reboot turns it into an exit)\n"
 "  3  timed out (QEMU killed after --timeout)\n"
 "  4  crashed (GUEST_PANICKED, QEMU died, or QMP lost before a SHUTDOWN event)\n"
@@ -69,8 +80,41 @@ static int parse_int(const char *name, const char *s, int lo, int hi, int *out)
 enum {
     O_KERNEL = 256, O_INITRD, O_CMDLINE, O_VTBOOT, O_VTBOOT_CMDLINE, O_GRUB, O_GRUB_MB1,
     O_MAKE_ISO, O_SMP, O_MEMORY, O_MACHINE, O_TPM_STATE, O_NO_TPM, O_NO_DRTM, O_TIMEOUT,
-    O_SERIAL_LOG, O_KEEP_TEMP, O_PRINT_MODULES, O_PRINT_CMDLINE,
+    O_SERIAL_LOG, O_KEEP_TEMP, O_PRINT_MODULES, O_PRINT_CMDLINE, O_POLICY, O_PROVISION_ONLY,
+    O_PCR_BANKS,
 };
+
+/* "all" -> "-" (swtpm_setup: keep every bank); else a comma list of known banks, each once */
+static int parse_banks(const char *s, const char **out)
+{
+    static const char *const known[] = { "sha1", "sha256", "sha384", "sha512" };
+    bool seen[4] = { false, false, false, false };
+    const char *p = s;
+
+    if (!strcmp(s, "all")) {
+        *out = "-";
+        return 0;
+    }
+    for (;;) {
+        size_t n = strcspn(p, ",");
+        size_t k;
+
+        for (k = 0; k < 4; k++)
+            if (strlen(known[k]) == n && !strncmp(p, known[k], n))
+                break;
+        if (k == 4 || seen[k]) {
+            log_err("--pcr-banks: expected \"all\" or a comma list of sha1, sha256, sha384, "
+                    "sha512 (each once), got '%s'", s);
+            return -1;
+        }
+        seen[k] = true;
+        if (!p[n])
+            break;
+        p += n + 1;
+    }
+    *out = s;
+    return 0;
+}
 
 int opts_parse(struct opts *o, int argc, char **argv)
 {
@@ -94,6 +138,9 @@ int opts_parse(struct opts *o, int argc, char **argv)
         { "keep-temp", no_argument, NULL, O_KEEP_TEMP },
         { "print-modules", no_argument, NULL, O_PRINT_MODULES },
         { "print-cmdline", no_argument, NULL, O_PRINT_CMDLINE },
+        { "policy", required_argument, NULL, O_POLICY },
+        { "provision-only", no_argument, NULL, O_PROVISION_ONLY },
+        { "pcr-banks", required_argument, NULL, O_PCR_BANKS },
         { "verbose", no_argument, NULL, 'v' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
@@ -108,6 +155,7 @@ int opts_parse(struct opts *o, int argc, char **argv)
     o->memory_mb = 512;
     o->machine = "q35";
     o->timeout_s = 600;
+    o->pcr_banks = "sha1,sha256";
     while ((c = getopt_long(argc, argv, "+vh", lo, NULL)) != -1) {
         switch (c) {
         case O_KERNEL: o->kernel = optarg; o->kernel_set = true; break;
@@ -153,6 +201,19 @@ int opts_parse(struct opts *o, int argc, char **argv)
         case O_KEEP_TEMP: o->keep_temp = true; break;
         case O_PRINT_MODULES: o->print_modules = true; break;
         case O_PRINT_CMDLINE: o->print_cmdline = true; break;
+        case O_POLICY:
+            if (!*optarg) {
+                log_err("--policy: expected a file name");
+                return -1;
+            }
+            o->policy = optarg;
+            break;
+        case O_PROVISION_ONLY: o->provision_only = true; break;
+        case O_PCR_BANKS:
+            if (parse_banks(optarg, &o->pcr_banks) != 0)
+                return -1;
+            o->pcr_banks_set = true;
+            break;
         case 'v': log_verbose = 1; break;
         case 'h': usage(stdout); return 1;
         default:
@@ -166,9 +227,23 @@ int opts_parse(struct opts *o, int argc, char **argv)
     }
     o->extra = argv + optind;
     o->nextra = argc - optind;
-    if (o->no_tpm && o->tpm_state) {
-        log_err("--no-tpm and --tpm-state exclude each other");
+    if (o->no_tpm && (o->tpm_state || o->policy || o->pcr_banks_set || o->provision_only)) {
+        log_err("--no-tpm excludes --tpm-state, --policy, --pcr-banks and --provision-only");
         return -1;
+    }
+    if (o->provision_only && !o->tpm_state) {
+        log_err("--provision-only needs --tpm-state DIR (the state to provision)");
+        return -1;
+    }
+    if (o->kernel && !*o->kernel) {
+        /* no modules at all; the default initrd goes with the default kernel only */
+        if (o->initrd && *o->initrd) {
+            log_err("--kernel \"\" (no modules) cannot take an initrd (--initrd %s): module 0 "
+                    "is always the kernel", o->initrd);
+            return -1;
+        }
+        o->no_kernel = true;
+        o->initrd = "";
     }
     if (o->make_iso)
         o->grub = true;

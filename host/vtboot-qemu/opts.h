@@ -23,6 +23,11 @@ struct opts {
     int smp, memory_mb;
     const char *machine;
     const char *tpm_state;
+    const char *policy;         /* --policy: file for NV index 0x01200001 */
+    bool provision_only;
+    const char *pcr_banks;      /* swtpm_setup --pcr-banks value ("-": all of swtpm's banks) */
+    bool pcr_banks_set;
+    bool no_kernel;             /* --kernel "": no modules at all */
     bool no_tpm, no_drtm;
     double timeout_s;           /* 0: none */
     const char *serial_log;

@@ -5,6 +5,8 @@
  * command line says:
  *   action=poweroff|reset|triple|panic|hang|vsenter|vsgarbage|vstwice|vsbig
  *   pcr          read PCR 17/18 (SHA-256 and SHA-1 banks) through the TIS before the action
+ *   nv           read NV index 0x01200001 (tboot's policy) through the TIS: its public area
+ *                (attributes, size) and its bytes in hex
  * vsenter:   asks for a virtual SENTER of its own read-only image (__mle_start..__mle_end),
  *            sending the request in pieces, prints the answer and PCR 17/18, then powers off.
  * vsgarbage: first sends bad requests and prints each answer, then does what vsenter does.
@@ -334,6 +336,98 @@ static void print_pcrs(const char *when)
     }
 }
 
+static void put_be16(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)(v >> 8);
+    p[1] = (uint8_t)v;
+}
+
+static void put_be32(uint8_t *p, uint32_t v)
+{
+    put_be16(p, v >> 16);
+    put_be16(p + 2, v);
+}
+
+/*
+ * The NV index of tboot's policy (0x01200001) as the guest sees it at locality 0:
+ * TPM2_NV_ReadPublic, then TPM2_NV_Read with the index's own (empty) password in chunks. A
+ * TPM_RC_RETRY (0x922) answer is retried: libtpms gives it for the first use of a DA-protected
+ * authorization after each TPM2_Startup (an index without TPMA_NV_NO_DA).
+ */
+#define NV_INDEX 0x01200001u
+#define NV_CHUNK 512u
+
+static void print_nv(void)
+{
+    static uint8_t data[4096];
+    uint8_t cmd[64], rsp[NV_CHUNK + 64];
+    uint32_t attrs, size, off = 0, retries = 0;
+    int n;
+
+    put_be16(cmd, 0x8001);                      /* TPM_ST_NO_SESSIONS */
+    put_be32(cmd + 2, 14);
+    put_be32(cmd + 6, 0x169);                   /* TPM2_NV_ReadPublic */
+    put_be32(cmd + 10, NV_INDEX);
+    n = tpm_xfer(cmd, 14, rsp, sizeof(rsp));
+    if (n < 10) {
+        print("TESTK: nv public: no TPM\n");
+        return;
+    }
+    if (be32(rsp + 6) != 0) {
+        print("TESTK: nv public: TPM error 0x%x\n", be32(rsp + 6));
+        return;
+    }
+    /* TPM2B_NV_PUBLIC: size, nvIndex, nameAlg, attributes, authPolicy (TPM2B), dataSize */
+    attrs = be32(rsp + 18);
+    {
+        uint32_t pol = (uint32_t)rsp[22] << 8 | rsp[23];
+
+        size = (uint32_t)rsp[24 + pol] << 8 | rsp[25 + pol];
+    }
+    print("TESTK: nv public: attributes=0x%x size=%u\n", attrs, size);
+    if (size > sizeof(data))
+        size = sizeof(data);
+    while (off < size) {
+        uint32_t want = size - off > NV_CHUNK ? NV_CHUNK : size - off, got, rc;
+
+        put_be16(cmd, 0x8002);                  /* TPM_ST_SESSIONS */
+        put_be32(cmd + 2, 35);
+        put_be32(cmd + 6, 0x14e);               /* TPM2_NV_Read */
+        put_be32(cmd + 10, NV_INDEX);           /* authHandle: the index itself */
+        put_be32(cmd + 14, NV_INDEX);
+        put_be32(cmd + 18, 9);                  /* authorizationSize */
+        put_be32(cmd + 22, 0x40000009);         /* TPM_RS_PW */
+        put_be16(cmd + 26, 0);                  /* nonce */
+        cmd[28] = 0;                            /* sessionAttributes */
+        put_be16(cmd + 29, 0);                  /* empty password */
+        put_be16(cmd + 31, want);
+        put_be16(cmd + 33, off);
+        n = tpm_xfer(cmd, 35, rsp, sizeof(rsp));
+        rc = n >= 10 ? be32(rsp + 6) : 0xffffffffu;
+        if (rc == 0x922 && retries < 3) {
+            print("TESTK: nv read: TPM_RC_RETRY (0x922) at offset %u, retrying\n", off);
+            retries++;
+            continue;
+        }
+        if (rc != 0) {
+            print("TESTK: nv read: TPM error 0x%x at offset %u\n", rc, off);
+            return;
+        }
+        /* parameterSize, TPM2B_MAX_NV_BUFFER */
+        got = (uint32_t)rsp[14] << 8 | rsp[15];
+        if (got != want || 16 + got > (uint32_t)n) {
+            print("TESTK: nv read: %u bytes for %u asked\n", got, want);
+            return;
+        }
+        memcpy(data + off, rsp + 16, got);
+        off += got;
+    }
+    print("TESTK: nv data=");
+    for (uint32_t i = 0; i < size; i++)
+        put_hex(data[i], 2);
+    print("\n");
+}
+
 /* ---- VSENTER ---- */
 #define COM2 VSENTER_UART_PORT
 
@@ -489,6 +583,8 @@ void kmain(uint32_t magic, uint32_t info)
     print("TESTK: action=%s\n", action);
     if (has_word(cmdline, "pcr"))
         print_pcrs("before");
+    if (has_word(cmdline, "nv"))
+        print_nv();
 #define IS(s) (!strcmp(action, s))
     if (IS("reset"))
         reset();

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Unit tests of host/lib's pure parts: VSENTER parsing and line assembly, the swtpm control
- * framing, the JSON look-up, the module-string rule. Prints "N passed, N failed". */
+ * framing, the JSON look-up, the module-string rule (also without modules). Prints "N passed, N failed". */
 #include "boot.h"
+#include "iso.h"
 #include "json.h"
 #include "tpmctrl.h"
 #include "vsenter.h"
@@ -211,6 +212,36 @@ static void test_boot(void)
     CHECK(boot_strings(&b, LOADER_QEMU_MB1, &s, err, sizeof(err)) == -1, "same name");
     b.kernel = "/a/bz Image";
     CHECK(boot_strings(&b, LOADER_QEMU_MB1, &s, err, sizeof(err)) == -1, "space");
+    /* no kernel: no modules at all, for every loader; an initrd alone is refused */
+    b.kernel = "";
+    b.initrd = NULL;
+    b.cmdline = "console=ttyS0";
+    CHECK(boot_strings(&b, LOADER_QEMU_MB1, &s, err, sizeof(err)) == 0 && s.nmods == 0 &&
+          !strcmp(s.vtboot_cmdline, "vtboot.gz logging=serial,memory  loglvl=all") &&
+          !s.names[1] && !s.mods[0], "no kernel (qemu)");
+    CHECK(boot_qemu_initrd_arg(&s) == NULL, "no kernel: no -initrd");
+    boot_strings_free(&s);
+    CHECK(boot_strings(&b, LOADER_GRUB_MB2, &s, err, sizeof(err)) == 0 && s.nmods == 0,
+          "no kernel (grub)");
+    w = iso_grub_cfg(&b, &s, false);
+    CHECK(strstr(w, "\tmultiboot2\t/vtboot.gz logging=serial,memory loglvl=all\n}\n") &&
+          !strstr(w, "module2"), "no kernel: grub.cfg without modules: %s", w);
+    free(w);
+    boot_strings_free(&s);
+    b.kernel = NULL;
+    CHECK(boot_strings(&b, LOADER_GRUB_MB1, &s, err, sizeof(err)) == 0 && s.nmods == 0,
+          "kernel NULL");
+    boot_strings_free(&s);
+    b.initrd = "/z/initrd.img";
+    CHECK(boot_strings(&b, LOADER_QEMU_MB1, &s, err, sizeof(err)) == -1 &&
+          strstr(err, "needs a kernel"), "initrd without kernel: %s", err);
+    b.kernel = "/y/bzImage";
+    CHECK(boot_strings(&b, LOADER_GRUB_MB1, &s, err, sizeof(err)) == 0 && s.nmods == 2, "both");
+    w = iso_grub_cfg(&b, &s, true);
+    CHECK(strstr(w, "\tmodule --nounzip /bzImage console=ttyS0\n") &&
+          strstr(w, "\tmodule --nounzip /initrd.img\n"), "grub.cfg with modules: %s", w);
+    free(w);
+    boot_strings_free(&s);
     w = boot_grub_word("it's");
     CHECK(!strcmp(w, "'it'\\''s'"), "%s", w);
     free(w);
