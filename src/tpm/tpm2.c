@@ -50,30 +50,48 @@ static void pw_session(struct tpm_writer *w)
     tw_u16(w, 0);
 }
 
+/* A session's response area: nonceTPM, attributes, hmac; returns false if malformed. */
+static bool skip_session_response(struct tpm_reader *r)
+{
+    tr_tpm2b(r, NULL, TPM2_MAX_DIGEST);
+    tr_u8(r);
+    tr_tpm2b(r, NULL, TPM2_MAX_DIGEST);
+    return !r->bad;
+}
+
 /*
- * Sends the command and checks the response header. On success the reader is positioned at
- * the response parameters (past parameterSize for session responses, which must leave exactly
- * the password session's 5-byte response after them).
+ * Sends the command (again, while the TPM answers RETRY, YIELDED or TESTING: swtpm answers
+ * the first dictionary-attack-protected authorisation after Startup with RETRY) and checks
+ * the response header. On success the reader is positioned at the response parameters: past
+ * the response handle (if rsp_handle) and parameterSize, with the session area after the
+ * parameters checked and cut off.
  */
-static int execute(struct tpm2 *t, struct tpm_writer *w, const char *name, struct tpm_reader *r)
+static int execute_with_handle(struct tpm2 *t, struct tpm_writer *w, const char *name,
+                               struct tpm_reader *r, uint32_t *rsp_handle)
 {
     size_t rlen = 0;
+    uint32_t rc;
+    unsigned tries = 0;
 
     tw_patch_u32(w, 2, (uint32_t)w->len);
     if (w->bad)
         FAIL("%s: command does not fit %u bytes", name, TPM2_BUFFER_MAX);
     uint16_t tag = (uint16_t)(cmd_buf[0] << 8 | cmd_buf[1]);
-    if (t->transmit(t->ctx, cmd_buf, w->len, rsp_buf, sizeof(rsp_buf), &rlen, t->err,
-                    sizeof(t->err)))
-        return -1;
-    tr_init(r, rsp_buf, rlen);
-    uint16_t rtag = tr_u16(r);
-    uint32_t size = tr_u32(r);
-    uint32_t rc = tr_u32(r);
-    if (r->bad)
-        FAIL("%s: response of %u bytes is shorter than a header", name, (unsigned)rlen);
-    if (size != rlen)
-        FAIL("%s: response size field %u but %u bytes arrived", name, size, (unsigned)rlen);
+    do {
+        if (t->transmit(t->ctx, cmd_buf, w->len, rsp_buf, sizeof(rsp_buf), &rlen, t->err,
+                        sizeof(t->err)))
+            return -1;
+        tr_init(r, rsp_buf, rlen);
+        tr_u16(r);
+        uint32_t size = tr_u32(r);
+        rc = tr_u32(r);
+        if (r->bad)
+            FAIL("%s: response of %u bytes is shorter than a header", name, (unsigned)rlen);
+        if (size != rlen)
+            FAIL("%s: response size field %u but %u bytes arrived", name, size, (unsigned)rlen);
+    } while ((rc == TPM2_RC_RETRY || rc == TPM2_RC_YIELDED || rc == TPM2_RC_TESTING) &&
+             ++tries < TPM2_MAX_RETRIES);
+    uint16_t rtag = (uint16_t)(rsp_buf[0] << 8 | rsp_buf[1]);
     if (rc != TPM2_RC_SUCCESS) {
         if (rlen != TPM2_HEADER_SIZE)
             FAIL("%s: error response 0x%x carries %u bytes", name, rc, (unsigned)rlen);
@@ -82,14 +100,28 @@ static int execute(struct tpm2 *t, struct tpm_writer *w, const char *name, struc
     }
     if (rtag != tag)
         FAIL("%s: response tag 0x%04x for command tag 0x%04x", name, rtag, tag);
+    if (rsp_handle) {
+        *rsp_handle = tr_u32(r);
+        if (r->bad)
+            FAIL("%s: response has no handle", name);
+    }
     if (tag == TPM2_ST_SESSIONS) {
         uint32_t psize = tr_u32(r);
-        if (r->bad || psize > tr_left(r) || tr_left(r) - psize != 5)
-            FAIL("%s: parameterSize %u does not match a %u-byte response", name, psize,
+        if (r->bad || psize > tr_left(r))
+            FAIL("%s: parameterSize %u does not fit a %u-byte response", name, psize,
                  (unsigned)rlen);
+        struct tpm_reader auth = *r;
+        auth.pos += psize;
+        if (!skip_session_response(&auth) || tr_left(&auth))
+            FAIL("%s: malformed session area after %u parameter bytes", name, psize);
         r->len = r->pos + psize;     /* parse the parameters only */
     }
     return 0;
+}
+
+static int execute(struct tpm2 *t, struct tpm_writer *w, const char *name, struct tpm_reader *r)
+{
+    return execute_with_handle(t, w, name, r, NULL);
 }
 
 /* The response parameters must be consumed exactly. */

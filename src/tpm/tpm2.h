@@ -16,6 +16,7 @@
 
 #define TPM_MAX_BANKS 4u
 #define TPM_NV_CHUNK 512u                /* bytes per NV_Read */
+#define TPM2_MAX_RETRIES 20u             /* resends of a command the TPM answers RETRY */
 
 struct tpm_digest {
     uint16_t alg;
