@@ -173,7 +173,9 @@ static int make_tmp(struct run *r)
     return 0;
 }
 
-/* QEMU -kernel: the boot dir of basename symlinks that QEMU runs in (see boot.h) */
+/* QEMU -kernel: the boot dir of basename symlinks that QEMU runs in (see boot.h). A gzip file
+ * is unpacked instead: QEMU -kernel needs vtboot's ELF, and the modules must be what GRUB
+ * loads (it unpacks gzip modules) and what tb_polgen hashes (it reads images through gzip). */
 static int make_bootdir(struct run *r, struct boot_strings *s)
 {
     const char *paths[3] = { r->boot.vtboot, r->boot.kernel, r->boot.initrd };
@@ -191,8 +193,7 @@ static int make_bootdir(struct run *r, struct boot_strings *s)
         if (!target) {
             log_perr("%s", paths[i]);
             rc = -1;
-        } else if (i == 0 && is_gzip(target)) {
-            /* QEMU -kernel needs the ELF: unpack vtboot.gz */
+        } else if (is_gzip(target)) {
             int fd = open(link, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
             char *argv[] = { "gzip", "-dc", target, NULL };
             struct spawn_opts so = { NULL, -1, fd, -1, NULL, 0 };

@@ -125,7 +125,14 @@ def test_continue_policy_boots_a_changed_kernel(tmp_path, ptype):
 
 
 def corrupt(tmp_path, name, fn):
-    pol = bytearray(read(exact_policy(tmp_path, "halt")))
+    """Damaged bytes of a halt policy: module 0 any hash, module 1 (the initrd) by its hash,
+    12 + 8 + (8 + 32) = 60 bytes."""
+    _, i = kernel_and_initrd()
+    strings = vtb.module_strings()
+    good = make_policy(tmp_path, "good.pol", "halt", [(0, "none", "any", "", ""),
+                                                      (1, 17, "image", strings[1], i)])
+    pol = bytearray(read(good))
+    assert len(pol) == 60
     out = tmp_path / name
     out.write_bytes(bytes(fn(pol)))
     return str(out)
@@ -133,10 +140,12 @@ def corrupt(tmp_path, name, fn):
 
 @pytest.mark.parametrize("name,fn,reason", [
     ("version", lambda p: p[:0] + b"\x03" + p[1:], "policy version 3, only version 2 is supported"),
-    ("truncated", lambda p: p[:30], "policy entry 0: 1 hashes of 32 bytes do not fit in 30 bytes"),
+    ("truncated", lambda p: p[:50], "policy entry 1: 1 hashes of 32 bytes do not fit in 50 bytes"),
     ("hash-size", lambda p: p[:2] + b"\x0c" + p[3:],
-     "policy entry 1: 1 hashes of 48 bytes do not fit in 92 bytes"),
-    ("entries", lambda p: p[:11] + b"\xc8" + p[12:], "policy entry 2 of 200: header truncated"),
+     "policy entry 1: 1 hashes of 48 bytes do not fit in 60 bytes"),
+    ("entries", lambda p: p[:11] + b"\xc8" + p[12:], "policy entry 2 of 200: header truncated at byte 60"),
+    ("header", lambda p: p[:11], "policy is 11 bytes, shorter than its 12-byte header"),
+    ("type", lambda p: p[:1] + b"\x03" + p[2:], r"policy type 3 is not nonfatal \(0\), continue \(1\) or halt \(2\)"),
 ])
 def test_corrupt_policy_in_nv(tmp_path, name, fn, reason):
     """An invalid policy in NV is reported and tboot's default (nonfatal) policy applies."""

@@ -66,7 +66,7 @@ def module_strings(*args):
     """The exact module strings vtboot will get for these launcher arguments."""
     p = subprocess.run([LAUNCHER, "--print-modules", *args], check=True, capture_output=True,
                        text=True)
-    return p.stdout.rstrip("\n").split("\n")
+    return p.stdout.split("\n")[:-1]          # one line each, possibly empty
 
 
 def elf_symbols(path=VTBOOT_ELF):

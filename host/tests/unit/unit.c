@@ -238,8 +238,8 @@ static void test_boot(void)
     b.kernel = "/y/bzImage";
     CHECK(boot_strings(&b, LOADER_GRUB_MB1, &s, err, sizeof(err)) == 0 && s.nmods == 2, "both");
     w = iso_grub_cfg(&b, &s, true);
-    CHECK(strstr(w, "\tmodule --nounzip /bzImage console=ttyS0\n") &&
-          strstr(w, "\tmodule --nounzip /initrd.img\n"), "grub.cfg with modules: %s", w);
+    CHECK(strstr(w, "\tmodule /bzImage console=ttyS0\n") &&
+          strstr(w, "\tmodule /initrd.img\n"), "grub.cfg with modules: %s", w);
     free(w);
     boot_strings_free(&s);
     w = boot_grub_word("it's");
