@@ -14,6 +14,7 @@
 #include "tboot/measure.h"
 #include "tboot/policy.h"
 #include "tpm/eventlog.h"
+#include "abi/tboot_shared.h"
 #include "tpm/tpm2.h"
 
 #define LAUNCH_LOCALITY 2u           /* tboot measures at locality 2 after SENTER */
@@ -85,7 +86,7 @@ static enum tb_action apply_policy(enum tb_error e)
     return a;
 }
 
-static bool find_tpm(struct launch_state *st)
+static bool find_tpm(void)
 {
     if (!tis_probe(&tis, tpm.err, sizeof(tpm.err)) ||
         !tis_request_locality(&tis, LAUNCH_LOCALITY, tpm.err, sizeof(tpm.err))) {
@@ -113,7 +114,6 @@ static bool find_tpm(struct launch_state *st)
         banks.alg[0] = opts_extpol;
         banks.count = 1;
     }
-    st->tpm = true;
     pr_info("TPM 2.0 (DID/VID 0x%08x) at locality %u, %u PCR bank(s):", tis.did_vid,
             LAUNCH_LOCALITY, banks.count);
     for (unsigned i = 0; i < banks.count; i++)
@@ -208,6 +208,33 @@ static bool dynamic_launch(void)
     return log_event(17, EV_TXT_MLE_HASH, &mle, "vtboot: MLE (virtual SENTER)") == 0;
 }
 
+/* Extends and logs every measurement; false (with the reason logged) on the first failure. */
+static bool extend_all(const struct vl_list *vl)
+{
+    for (unsigned i = 0; i < vl->n; i++) {
+        const struct vl_entry *v = &vl->e[i];
+        if (tpm2_pcr_extend(&tpm, v->pcr, &v->digests)) {
+            pr_err("extending PCR %u: %s\n", v->pcr, tpm.err);
+            return false;
+        }
+        pr_detail("extended PCR %u: %s\n", v->pcr, v->what);
+        if (log_event(v->pcr, EV_TB_MEASUREMENT, &v->digests, v->what))
+            return false;
+    }
+    return true;
+}
+
+/* A fresh event log for this launch's banks, announced in vtboot's block. */
+static void start_event_log(void)
+{
+    if (evlog_init(&evlog, _evtlog_start, sym_addr(_evtlog_end) - sym_addr(_evtlog_start),
+                   &banks) == 0) {
+        ext()->evtlog_addr = sym_addr(_evtlog_start);
+        ext()->evtlog_size = evlog.cap;
+        ext()->evtlog_used = evlog.used;
+    }
+}
+
 static void verify_and_extend(const struct boot_info *bi, struct launch_state *st)
 {
     static struct module_ref mods[BOOT_MAX_MODULES];
@@ -245,17 +272,8 @@ static void verify_and_extend(const struct boot_info *bi, struct launch_state *s
             break;
         }
     }
-    for (unsigned i = 0; i < lm.vl.n; i++) {
-        const struct vl_entry *v = &lm.vl.e[i];
-        int rc = tpm2_pcr_extend(&tpm, v->pcr, &v->digests);
-        if (rc) {
-            pr_err("extending PCR %u: %s\n", v->pcr, tpm.err);
-            apply_policy(TB_ERR_FATAL);
-        }
-        pr_detail("extended PCR %u: %s\n", v->pcr, v->what);
-        if (log_event(v->pcr, EV_TB_MEASUREMENT, &v->digests, v->what))
-            apply_policy(TB_ERR_FATAL);
-    }
+    if (!extend_all(&lm.vl))
+        apply_policy(TB_ERR_FATAL);
     st->measured = true;
     pr_info("measured launch: %u extends into PCRs 17-19, event log at 0x%08x (%u bytes)\n",
             lm.vl.n, sym_addr(_evtlog_start), evlog.used);
@@ -301,23 +319,19 @@ void measured_launch(const struct boot_info *bi, const struct vtboot_options *op
     tb_policy_default(&policy, opts_pcr_map);   /* judges errors until NV has been read */
     timer_init();
 
-    if (!find_tpm(st)) {
+    if (!find_tpm()) {
         tis_release_locality(&tis);
         if (apply_policy(TB_ERR_TPM_NOT_READY) == TB_ACT_UNMEASURED_LAUNCH)
             pr_err("UNMEASURED LAUNCH: no TPM; PCRs untouched, Linux starts without a measured "
                    "launch\n");
         return;
     }
+    st->tpm = true;
     ext()->flags |= VTBOOT_EXT_TPM;
     read_policy(st);
     if (st->policy_from_nv)
         ext()->flags |= VTBOOT_EXT_POLICY_NV;
-    if (evlog_init(&evlog, _evtlog_start, sym_addr(_evtlog_end) - sym_addr(_evtlog_start),
-                   &banks) == 0) {
-        ext()->evtlog_addr = sym_addr(_evtlog_start);
-        ext()->evtlog_size = evlog.cap;
-        ext()->evtlog_used = evlog.used;
-    }
+    start_event_log();
 
     if (!dynamic_launch()) {
         tis_release_locality(&tis);
@@ -330,5 +344,61 @@ void measured_launch(const struct boot_info *bi, const struct vtboot_options *op
     ext()->flags |= VTBOOT_EXT_LAUNCHED;
     verify_and_extend(bi, st);
     ext()->flags |= VTBOOT_EXT_MEASURED;
+    /* tboot's s3_key: a secret for the kernel, kept sealed while the machine sleeps */
+    struct tboot_shared *sp = (struct tboot_shared *)_shared_page;
+    if (tpm2_get_random(&tpm, sp->s3_key, sizeof(sp->s3_key)))
+        apply_policy(TB_ERR_FATAL);
     tis_release_locality(&tis);
+}
+
+bool launch_is_measured(void)
+{
+    return launched;
+}
+
+bool launch_tpm_acquire(void)
+{
+    if (tis_request_locality(&tis, LAUNCH_LOCALITY, tpm.err, sizeof(tpm.err)))
+        return true;
+    pr_err("TPM: %s\n", tpm.err);
+    return false;
+}
+
+void launch_tpm_release(void)
+{
+    tis_release_locality(&tis);
+}
+
+struct tpm2 *launch_tpm(void)
+{
+    return &tpm;
+}
+
+const struct tpm_banks *launch_banks(void)
+{
+    return &banks;
+}
+
+const struct vl_list *launch_measurements(void)
+{
+    return &lm.vl;
+}
+
+bool relaunch(const struct vtboot_options *opts, const struct vl_list *vl)
+{
+    opts_extpol = opts->extpol_alg;
+    opts_pcr_map = opts->pcr_map_legacy ? PCR_MAP_LEGACY : PCR_MAP_DA;
+    tb_policy_default(&policy, opts_pcr_map);
+    lm.vl = *vl;
+    if (!find_tpm())
+        return false;
+    start_event_log();
+    if (!dynamic_launch())
+        return false;
+    launched = true;
+    if (!extend_all(vl))
+        return false;
+    pr_info("re-launched: %u measurements extended again, event log %u bytes\n", vl->n,
+            evlog.used);
+    return true;
 }

@@ -12,6 +12,7 @@
 
 #include "boot/bootinfo.h"
 #include "boot/options.h"
+#include "tboot/measure.h"
 
 struct launch_state {
     bool tpm;                        /* a TPM 2.0 answered */
@@ -26,5 +27,17 @@ void measured_launch(const struct boot_info *bi, const struct vtboot_options *op
 /* Extends every PCR the launch touched with an unpredictable value, so that nothing sealed to
  * the launched state unseals after it (tboot's cap_pcrs). */
 void launch_cap_pcrs(const char *why);
+
+/* For S3: the TPM at the launch's locality, its banks, and the measurements made. */
+bool launch_is_measured(void);
+bool launch_tpm_acquire(void);
+void launch_tpm_release(void);
+struct tpm2 *launch_tpm(void);
+const struct tpm_banks *launch_banks(void);
+const struct vl_list *launch_measurements(void);
+
+/* After S3: the TPM again, a new dynamic launch and the same measurements extended again,
+ * with a new event log. False, with the reason logged, if any step fails. */
+bool relaunch(const struct vtboot_options *opts, const struct vl_list *vl);
 
 #endif

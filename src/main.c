@@ -9,11 +9,13 @@
 
 #include "abi/tboot_log.h"
 #include "arch/x86/io.h"
+#include "arch/x86/segments.h"
 #include "boot/bootinfo.h"
 #include "boot/options.h"
 #include "drivers/uart.h"
 #include "launch.h"
 #include "layout.h"
+#include "main.h"
 #include "lib/format.h"
 #include "lib/phys.h"
 #include "lib/string.h"
@@ -50,14 +52,35 @@ static void serial_write(const char *s, size_t len)
     uart_write(console_port, s, len);
 }
 
-static void setup_console(void)
+void apply_log_options(const struct vtboot_options *o)
 {
-    console_port = opts.serial_port;
-    if (opts.log_serial &&
-        uart_init(opts.serial_port, opts.serial_baud, opts.serial_clock_hz, opts.serial_lcr))
+    console_port = o->serial_port;
+    if (o->log_serial && uart_init(o->serial_port, o->serial_baud, o->serial_clock_hz,
+                                   o->serial_lcr))
         printk_set_console(serial_write);
     else
         printk_set_console(0);
+    printk_set_loglvl(o->loglvl);
+}
+
+const struct vtboot_options *boot_options(void)
+{
+    return &opts;
+}
+
+const char *boot_cmdline(void)
+{
+    return bi.cmdline;
+}
+
+uint64_t boot_rsdp(void)
+{
+    return bi.rsdp_len ? sym_addr(rsdp_copy) : 0;
+}
+
+const struct e820_map *linux_e820_map(void)
+{
+    return &final_map;
 }
 
 __attribute__((noreturn)) static void fail(const char *what)
@@ -83,6 +106,7 @@ static unsigned vtboot_ranges(struct mem_range *r)
     r[n++] = (struct mem_range){ base, size, "vtboot" };
     if (opts.log_memory)
         r[n++] = (struct mem_range){ TBOOT_LOG_ADDR, TBOOT_LOG_SIZE, "memory log" };
+    r[n++] = (struct mem_range){ LOWMEM_BASE, LOWMEM_SIZE, "S3 wake-up page" };
     return n;
 }
 
@@ -257,18 +281,17 @@ static void init_shared_page(void)
 void vtboot_main(uint32_t magic, uint32_t info)
 {
     static struct options_diag diag;
-    static struct mem_range own[2];
+    static struct mem_range own[3];
     static struct launch_state launch;
 
     options_defaults(&opts);
-    setup_console();
+    apply_log_options(&opts);
     printk_set_memlog(memlog_init(memlog_staging, sizeof(memlog_staging)));
 
     int parse_failed = bootinfo_parse(magic, info, &bi, err, sizeof(err));
     if (!parse_failed) {
         options_parse(&opts, bi.cmdline, &diag);
-        setup_console();
-        printk_set_loglvl(opts.loglvl);
+        apply_log_options(&opts);
         if (!opts.log_memory)
             printk_set_memlog(0);
     }

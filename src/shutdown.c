@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What happens when Linux calls shutdown_entry (arch/x86/kernel/tboot.c: tboot_shutdown):
- * reboot, power off and halt end the machine; an offlined CPU parks; sleep states are not yet
- * supported and halt cleanly.
+ * reboot, power off and halt end the launch (PCRs capped) and the machine; S3 goes through
+ * s3.c; an offlined CPU parks.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -10,9 +10,13 @@
 #include "abi/tboot_shared.h"
 #include "arch/x86/io.h"
 #include "drivers/acpi_pm.h"
+#include "launch.h"
 #include "layout.h"
+#include "lib/string.h"
 #include "log/printk.h"
 #include "platform.h"
+#include "s3.h"
+#include "shutdown.h"
 #include "tboot/shared_page.h"
 
 void shutdown_handler(uint32_t apic_id) __attribute__((noreturn));
@@ -34,22 +38,28 @@ static struct acpi_gas to_acpi_gas(const struct tboot_acpi_gas *g)
                               g->address };
 }
 
-/* S4/S5 with the PM1 values the kernel computed (SLP_TYP | SLP_EN already set). */
-__attribute__((noreturn)) static void sleep_as_kernel_asked(const struct tboot_acpi_sleep_info *s)
+void acpi_pm1_sleep_kernel(const struct tboot_acpi_sleep_info *s)
 {
     if (!gas_usable(&s->pm1a_cnt_blk)) {
-        pr_err("shutdown: the kernel's PM1a_CNT (space %u, width %u, 0x%llx) is unusable; "
-               "powering off from the FADT\n", s->pm1a_cnt_blk.space_id,
-               s->pm1a_cnt_blk.bit_width, (unsigned long long)s->pm1a_cnt_blk.address);
-        platform_poweroff();
+        pr_err("shutdown: the kernel's PM1a_CNT (space %u, width %u, 0x%llx) is unusable\n",
+               s->pm1a_cnt_blk.space_id, s->pm1a_cnt_blk.bit_width,
+               (unsigned long long)s->pm1a_cnt_blk.address);
+        return;
     }
     struct acpi_gas a = to_acpi_gas(&s->pm1a_cnt_blk);
     struct acpi_gas b = { 0 };
     if (gas_usable(&s->pm1b_cnt_blk))
         b = to_acpi_gas(&s->pm1b_cnt_blk);
     acpi_pm1_sleep(&a, &b, s->pm1a_cnt_val, s->pm1b_cnt_val);
-    pr_err("shutdown: the platform did not power off\n");
-    platform_halt_silently();
+    pr_err("shutdown: the platform did not enter the sleep state\n");
+}
+
+/* Before the machine ends: nothing sealed to the launch may unseal after it. */
+static void end_of_launch(const char *why)
+{
+    struct tboot_shared *sp = (struct tboot_shared *)_shared_page;
+    memzero_explicit(sp->s3_key, sizeof(sp->s3_key));
+    launch_cap_pcrs(why);
 }
 
 void shutdown_handler(uint32_t apic_id)
@@ -70,15 +80,20 @@ void shutdown_handler(uint32_t apic_id)
     pr_info("shutdown_entry: %s (type %u) on CPU %u\n", shutdown_type_name(type), type, apic_id);
     switch (type) {
     case TB_SHUTDOWN_REBOOT:
+        end_of_launch("reboot");
         platform_reboot();
     case TB_SHUTDOWN_S5:
     case TB_SHUTDOWN_S4:
-        sleep_as_kernel_asked(&sp->acpi_sinfo);
+        end_of_launch(type == TB_SHUTDOWN_S5 ? "power off" : "S4");
+        acpi_pm1_sleep_kernel(&sp->acpi_sinfo);
+        pr_err("shutdown: powering off from the FADT instead\n");
+        platform_poweroff();
     case TB_SHUTDOWN_HALT:
+        end_of_launch("halt");
         pr_info("halted; powering the machine off\n");
         platform_poweroff();
     case TB_SHUTDOWN_S3:
-        platform_halt("S3 is not supported yet");
+        s3_suspend();
     default:
         pr_err("shutdown_entry: unknown shutdown_type %u\n", type);
         platform_halt("unknown shutdown type");

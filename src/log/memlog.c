@@ -40,6 +40,12 @@ size_t memlog_append(struct tboot_log *log, const char *text, size_t len)
     return len;
 }
 
+bool memlog_valid(const struct tboot_log *log)
+{
+    return memcmp(log->uuid, memlog_uuid, sizeof(memlog_uuid)) == 0 &&
+           log->max_size <= TBOOT_LOG_MAX_SIZE && log->curr_pos <= log->max_size;
+}
+
 struct tboot_log *memlog_move(const struct tboot_log *from, void *to, size_t size)
 {
     size_t used = sizeof(*from) + from->curr_pos;

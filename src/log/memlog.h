@@ -7,6 +7,7 @@
 #ifndef LOG_MEMLOG_H
 #define LOG_MEMLOG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -17,6 +18,9 @@ struct tboot_log *memlog_init(void *mem, size_t size);
 
 /* Appends text; returns the number of bytes stored. */
 size_t memlog_append(struct tboot_log *log, const char *text, size_t len);
+
+/* True if log is a tboot log vtboot can append to (UUID, sizes within a 0x8000 log). */
+bool memlog_valid(const struct tboot_log *log);
 
 /* Moves the log to `size` bytes at `to`; NULL if its capacity does not fit there. */
 struct tboot_log *memlog_move(const struct tboot_log *from, void *to, size_t size);

@@ -3,6 +3,7 @@
 #include "lib/string.h"
 #include "tpm/marshal.h"
 #include "tpm/tpm2.h"
+#include "tpm/tpm2_cmd.h"
 
 #define FAIL(...) do { fmt_snprintf(t->err, sizeof(t->err), __VA_ARGS__); return -1; } while (0)
 
@@ -32,7 +33,7 @@ const char *tpm2_alg_name(uint16_t alg)
     }
 }
 
-static void begin(struct tpm_writer *w, uint16_t tag, uint32_t cc)
+void tpm2_cmd_begin(struct tpm_writer *w, uint16_t tag, uint32_t cc)
 {
     tw_init(w, cmd_buf, sizeof(cmd_buf));
     tw_u16(w, tag);
@@ -40,11 +41,12 @@ static void begin(struct tpm_writer *w, uint16_t tag, uint32_t cc)
     tw_u32(w, cc);
 }
 
-/* The empty password session: TPM_RS_PW, no nonce, no attributes, empty password. */
-static void pw_session(struct tpm_writer *w)
+/* One session: its handle, no nonce, no attributes, an empty hmac/password (TPM_RS_PW with an
+ * empty password, or a policy session that needs no HMAC). */
+void tpm2_cmd_auth(struct tpm_writer *w, uint32_t session)
 {
     tw_u32(w, 9);                    /* authorizationSize */
-    tw_u32(w, TPM2_RS_PW);
+    tw_u32(w, session);
     tw_u16(w, 0);
     tw_u8(w, 0);
     tw_u16(w, 0);
@@ -66,8 +68,8 @@ static bool skip_session_response(struct tpm_reader *r)
  * the response handle (if rsp_handle) and parameterSize, with the session area after the
  * parameters checked and cut off.
  */
-static int execute_with_handle(struct tpm2 *t, struct tpm_writer *w, const char *name,
-                               struct tpm_reader *r, uint32_t *rsp_handle)
+int tpm2_cmd_execute(struct tpm2 *t, struct tpm_writer *w, const char *name,
+                     struct tpm_reader *r, uint32_t *rsp_handle)
 {
     size_t rlen = 0;
     uint32_t rc;
@@ -121,11 +123,11 @@ static int execute_with_handle(struct tpm2 *t, struct tpm_writer *w, const char 
 
 static int execute(struct tpm2 *t, struct tpm_writer *w, const char *name, struct tpm_reader *r)
 {
-    return execute_with_handle(t, w, name, r, NULL);
+    return tpm2_cmd_execute(t, w, name, r, NULL);
 }
 
 /* The response parameters must be consumed exactly. */
-static int finish(struct tpm2 *t, struct tpm_reader *r, const char *name)
+int tpm2_cmd_finish(struct tpm2 *t, struct tpm_reader *r, const char *name)
 {
     if (r->bad)
         FAIL("%s: response parameters are truncated or malformed", name);
@@ -139,27 +141,27 @@ int tpm2_startup(struct tpm2 *t, uint16_t type)
 {
     struct tpm_writer w;
     struct tpm_reader r;
-    begin(&w, TPM2_ST_NO_SESSIONS, TPM2_CC_STARTUP);
+    tpm2_cmd_begin(&w, TPM2_ST_NO_SESSIONS, TPM2_CC_STARTUP);
     tw_u16(&w, type);
     int rc = execute(t, &w, "TPM2_Startup", &r);
-    return rc ? rc : finish(t, &r, "TPM2_Startup");
+    return rc ? rc : tpm2_cmd_finish(t, &r, "TPM2_Startup");
 }
 
 int tpm2_shutdown(struct tpm2 *t, uint16_t type)
 {
     struct tpm_writer w;
     struct tpm_reader r;
-    begin(&w, TPM2_ST_NO_SESSIONS, TPM2_CC_SHUTDOWN);
+    tpm2_cmd_begin(&w, TPM2_ST_NO_SESSIONS, TPM2_CC_SHUTDOWN);
     tw_u16(&w, type);
     int rc = execute(t, &w, "TPM2_Shutdown", &r);
-    return rc ? rc : finish(t, &r, "TPM2_Shutdown");
+    return rc ? rc : tpm2_cmd_finish(t, &r, "TPM2_Shutdown");
 }
 
 int tpm2_get_pcr_banks(struct tpm2 *t, struct tpm_banks *banks)
 {
     struct tpm_writer w;
     struct tpm_reader r;
-    begin(&w, TPM2_ST_NO_SESSIONS, TPM2_CC_GET_CAPABILITY);
+    tpm2_cmd_begin(&w, TPM2_ST_NO_SESSIONS, TPM2_CC_GET_CAPABILITY);
     tw_u32(&w, TPM2_CAP_PCRS);
     tw_u32(&w, 0);
     tw_u32(&w, 1);
@@ -183,7 +185,7 @@ int tpm2_get_pcr_banks(struct tpm2 *t, struct tpm_banks *banks)
         if (any && tpm2_digest_size(alg) && banks->count < TPM_MAX_BANKS)
             banks->alg[banks->count++] = alg;
     }
-    return finish(t, &r, "TPM2_GetCapability(PCRS)");
+    return tpm2_cmd_finish(t, &r, "TPM2_GetCapability(PCRS)");
 }
 
 int tpm2_pcr_read(struct tpm2 *t, unsigned pcr, const struct tpm_banks *banks,
@@ -193,7 +195,9 @@ int tpm2_pcr_read(struct tpm2 *t, unsigned pcr, const struct tpm_banks *banks,
     struct tpm_reader r;
     if (pcr >= 8 * TPM2_PCR_SELECT_MAX)
         FAIL("TPM2_PCR_Read: no PCR %u", pcr);
-    begin(&w, TPM2_ST_NO_SESSIONS, TPM2_CC_PCR_READ);
+    if (banks->count > TPM_MAX_BANKS)
+        FAIL("TPM2_PCR_Read: %u banks, at most %u", banks->count, TPM_MAX_BANKS);
+    tpm2_cmd_begin(&w, TPM2_ST_NO_SESSIONS, TPM2_CC_PCR_READ);
     tw_u32(&w, banks->count);
     for (unsigned i = 0; i < banks->count; i++) {
         uint8_t sel[TPM2_PCR_SELECT_MAX] = { 0 };
@@ -228,7 +232,7 @@ int tpm2_pcr_read(struct tpm2 *t, unsigned pcr, const struct tpm_banks *banks,
             FAIL("TPM2_PCR_Read: %s digest of %u bytes", tpm2_alg_name(d->alg), n);
         out->count = i + 1;
     }
-    return finish(t, &r, "TPM2_PCR_Read");
+    return tpm2_cmd_finish(t, &r, "TPM2_PCR_Read");
 }
 
 int tpm2_pcr_extend(struct tpm2 *t, unsigned pcr, const struct tpm_digest_list *d)
@@ -237,9 +241,9 @@ int tpm2_pcr_extend(struct tpm2 *t, unsigned pcr, const struct tpm_digest_list *
     struct tpm_reader r;
     if (pcr >= 8 * TPM2_PCR_SELECT_MAX || d->count == 0 || d->count > TPM_MAX_BANKS)
         FAIL("TPM2_PCR_Extend: bad request (PCR %u, %u digests)", pcr, d->count);
-    begin(&w, TPM2_ST_SESSIONS, TPM2_CC_PCR_EXTEND);
+    tpm2_cmd_begin(&w, TPM2_ST_SESSIONS, TPM2_CC_PCR_EXTEND);
     tw_u32(&w, pcr);
-    pw_session(&w);
+    tpm2_cmd_auth(&w, TPM2_RS_PW);
     tw_u32(&w, d->count);
     for (unsigned i = 0; i < d->count; i++) {
         unsigned n = tpm2_digest_size(d->d[i].alg);
@@ -249,7 +253,7 @@ int tpm2_pcr_extend(struct tpm2 *t, unsigned pcr, const struct tpm_digest_list *
         tw_bytes(&w, d->d[i].bytes, n);
     }
     int rc = execute(t, &w, "TPM2_PCR_Extend", &r);
-    return rc ? rc : finish(t, &r, "TPM2_PCR_Extend");
+    return rc ? rc : tpm2_cmd_finish(t, &r, "TPM2_PCR_Extend");
 }
 
 int tpm2_get_random(struct tpm2 *t, uint8_t *out, unsigned n)
@@ -259,13 +263,13 @@ int tpm2_get_random(struct tpm2 *t, uint8_t *out, unsigned n)
         struct tpm_reader r;
         uint8_t chunk[TPM2_MAX_DIGEST];
         uint16_t want = (uint16_t)(n < sizeof(chunk) ? n : sizeof(chunk));
-        begin(&w, TPM2_ST_NO_SESSIONS, TPM2_CC_GET_RANDOM);
+        tpm2_cmd_begin(&w, TPM2_ST_NO_SESSIONS, TPM2_CC_GET_RANDOM);
         tw_u16(&w, want);
         int rc = execute(t, &w, "TPM2_GetRandom", &r);
         if (rc)
             return rc;
         uint16_t got = tr_tpm2b(&r, chunk, sizeof(chunk));
-        if ((rc = finish(t, &r, "TPM2_GetRandom")))
+        if ((rc = tpm2_cmd_finish(t, &r, "TPM2_GetRandom")))
             return rc;
         if (got == 0 || got > want)
             FAIL("TPM2_GetRandom: %u bytes for %u asked", got, want);
@@ -281,7 +285,7 @@ int tpm2_nv_read_public(struct tpm2 *t, uint32_t index, uint32_t *attributes, ui
 {
     struct tpm_writer w;
     struct tpm_reader r;
-    begin(&w, TPM2_ST_NO_SESSIONS, TPM2_CC_NV_READ_PUBLIC);
+    tpm2_cmd_begin(&w, TPM2_ST_NO_SESSIONS, TPM2_CC_NV_READ_PUBLIC);
     tw_u32(&w, index);
     int rc = execute(t, &w, "TPM2_NV_ReadPublic", &r);
     if (rc)
@@ -300,7 +304,7 @@ int tpm2_nv_read_public(struct tpm2 *t, uint32_t index, uint32_t *attributes, ui
     if (!r.bad && !tpm2_digest_size(name_alg))
         FAIL("TPM2_NV_ReadPublic: name algorithm 0x%04x", name_alg);
     tr_tpm2b(&r, NULL, 2 + TPM2_MAX_DIGEST);  /* nvName */
-    return finish(t, &r, "TPM2_NV_ReadPublic");
+    return tpm2_cmd_finish(t, &r, "TPM2_NV_ReadPublic");
 }
 
 int tpm2_nv_read(struct tpm2 *t, uint32_t index, uint8_t *out, uint16_t size)
@@ -310,17 +314,17 @@ int tpm2_nv_read(struct tpm2 *t, uint32_t index, uint8_t *out, uint16_t size)
         struct tpm_reader r;
         uint16_t left = (uint16_t)(size - off);
         uint16_t want = left < TPM_NV_CHUNK ? left : (uint16_t)TPM_NV_CHUNK;
-        begin(&w, TPM2_ST_SESSIONS, TPM2_CC_NV_READ);
+        tpm2_cmd_begin(&w, TPM2_ST_SESSIONS, TPM2_CC_NV_READ);
         tw_u32(&w, index);           /* authHandle: the index itself (AUTHREAD) */
         tw_u32(&w, index);
-        pw_session(&w);
+        tpm2_cmd_auth(&w, TPM2_RS_PW);
         tw_u16(&w, want);
         tw_u16(&w, off);
         int rc = execute(t, &w, "TPM2_NV_Read", &r);
         if (rc)
             return rc;
         uint16_t got = tr_tpm2b(&r, out + off, want);
-        if ((rc = finish(t, &r, "TPM2_NV_Read")))
+        if ((rc = tpm2_cmd_finish(t, &r, "TPM2_NV_Read")))
             return rc;
         if (got != want)
             FAIL("TPM2_NV_Read: %u bytes at offset %u for %u asked", got, off, want);

@@ -41,8 +41,15 @@ _start:
     movl %eax, %ebp                 /* loader magic */
     movl %ebx, %esi                 /* boot information */
     lgdt gdt_descriptor
-    ljmp $SEL_CODE32, $1f
-1:  movw $SEL_DATA32, %ax
+    ljmp $SEL_CODE32, $flat
+
+/* From the low page's S3 waking vector (lowmem.S): protected mode, vtboot's GDT loaded. */
+    .globl s3_resume32
+s3_resume32:
+    xorl %ebp, %ebp                 /* magic 0: an S3 resume, not a loader */
+    xorl %esi, %esi
+flat:
+    movw $SEL_DATA32, %ax
     movw %ax, %ds
     movw %ax, %es
     movw %ax, %fs
@@ -58,10 +65,12 @@ _start:
     pushl $0
     popfl
     call idt_install
+    testl %ebp, %ebp
+    jz 2f
     pushl %esi
     pushl %ebp
-    call vtboot_main
-    /* vtboot_main does not return */
+    call vtboot_main                /* does not return */
+2:  call vtboot_resume              /* does not return */
 4:  cli
     hlt
     jmp 4b

@@ -9,6 +9,18 @@
 #define SEL_CODE16 0x20
 #define SEL_DATA16 0x28
 
+#define GDT_LIMIT (6 * 8 - 1)         /* head.S: null, null, code32, data32, code16, data16 */
+
+/*
+ * The low page: vtboot's code that must run below 1 MiB (real mode), copied from the image
+ * (arch/x86/lowmem.S) into this e820-reserved page. It holds the S3 waking vector the
+ * firmware jumps to, and the way back to real mode for the kernel's resume vector.
+ */
+#define LOWMEM_BASE 0x68000
+#define LOWMEM_SIZE 0x1000
+#define LOW_SEL_CODE16 0x08              /* the low page's own GDT: base LOWMEM_BASE */
+#define LOW_SEL_DATA16 0x10              /* base 0 */
+
 #define BSP_STACK_SIZE 0x4000
 #define CPU_STACK_SIZE 0x1000
 #define MAX_CPUS 64

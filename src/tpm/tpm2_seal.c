@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: MIT */
+#include "crypto/hash.h"
+#include "lib/format.h"
+#include "lib/string.h"
+#include "tpm/tpm2_cmd.h"
+#include "tpm/tpm2_seal.h"
+
+#define FAIL(...) do { fmt_snprintf(t->err, sizeof(t->err), __VA_ARGS__); return -1; } while (0)
+
+/* TPMA_OBJECT bits */
+#define OBJ_FIXED_TPM (1u << 1)
+#define OBJ_FIXED_PARENT (1u << 4)
+#define OBJ_SENSITIVE_DATA_ORIGIN (1u << 5)
+#define OBJ_USER_WITH_AUTH (1u << 6)
+#define OBJ_NO_DA (1u << 10)
+#define OBJ_RESTRICTED (1u << 16)
+#define OBJ_DECRYPT (1u << 17)
+
+#define TPM2_ECC_NIST_P256 0x0003u
+#define TPM2_SE_POLICY_SESSION 0x01u
+#define NONCE_SIZE 16u
+
+static void pcr_selection(struct tpm_writer *w, uint16_t bank, const unsigned *pcrs, unsigned n)
+{
+    uint8_t sel[TPM2_PCR_SELECT_MAX] = { 0 };
+    for (unsigned i = 0; i < n; i++)
+        sel[pcrs[i] / 8] |= (uint8_t)(1u << (pcrs[i] % 8));
+    tw_u32(w, 1);
+    tw_u16(w, bank);
+    tw_u8(w, TPM2_PCR_SELECT_MAX);
+    tw_bytes(w, sel, sizeof(sel));
+}
+
+void tpm2_policy_pcr_digest(uint16_t bank, const unsigned *pcrs, unsigned n,
+                            const uint8_t *values, uint8_t out[TPM2_POLICY_DIGEST_SIZE])
+{
+    uint8_t buf[64];
+    struct tpm_writer w;
+    struct hash_ctx h;
+    uint8_t pcr_digest[TPM2_POLICY_DIGEST_SIZE];
+
+    /* pcrDigest: H(the selected PCR values, concatenated) */
+    hash_buffer(TPM_ALG_SHA256, values, (size_t)n * tpm2_digest_size(bank), pcr_digest);
+    /* policy = H(0^32 || TPM_CC_PolicyPCR || TPML_PCR_SELECTION || pcrDigest) */
+    tw_init(&w, buf, sizeof(buf));
+    tw_u32(&w, TPM2_CC_POLICY_PCR);
+    pcr_selection(&w, bank, pcrs, n);
+    memset(out, 0, TPM2_POLICY_DIGEST_SIZE);
+    hash_init(&h, TPM_ALG_SHA256);
+    hash_update(&h, out, TPM2_POLICY_DIGEST_SIZE);
+    hash_update(&h, buf, w.len);
+    hash_update(&h, pcr_digest, sizeof(pcr_digest));
+    hash_final(&h, out);
+}
+
+/* Skips a TPM2B of any size the buffer can hold. */
+static void skip_tpm2b(struct tpm_reader *r)
+{
+    tr_tpm2b(r, NULL, TPM2_BUFFER_MAX);
+}
+
+/* TPM2B_CREATION_DATA, TPM2B_DIGEST creationHash, TPMT_TK_CREATION: what Create and
+ * CreatePrimary return after the public area, unused here. */
+static void skip_creation(struct tpm_reader *r)
+{
+    skip_tpm2b(r);
+    skip_tpm2b(r);
+    tr_u16(r);
+    tr_u32(r);
+    skip_tpm2b(r);
+}
+
+int tpm2_create_storage_primary(struct tpm2 *t, uint32_t *handle)
+{
+    struct tpm_writer w;
+    struct tpm_reader r;
+    tpm2_cmd_begin(&w, TPM2_ST_SESSIONS, TPM2_CC_CREATE_PRIMARY);
+    tw_u32(&w, TPM2_RH_OWNER);
+    tpm2_cmd_auth(&w, TPM2_RS_PW);
+    tw_u16(&w, 4);                   /* inSensitive: empty userAuth, no data */
+    tw_u16(&w, 0);
+    tw_u16(&w, 0);
+    size_t at = w.len;
+    tw_u16(&w, 0);                   /* inPublic size, patched below */
+    tw_u16(&w, TPM2_ALG_ECC);
+    tw_u16(&w, TPM2_ALG_SHA256);
+    tw_u32(&w, OBJ_FIXED_TPM | OBJ_FIXED_PARENT | OBJ_SENSITIVE_DATA_ORIGIN |
+               OBJ_USER_WITH_AUTH | OBJ_NO_DA | OBJ_RESTRICTED | OBJ_DECRYPT);
+    tw_u16(&w, 0);                   /* authPolicy */
+    tw_u16(&w, TPM2_ALG_AES);        /* symmetric: AES-128-CFB */
+    tw_u16(&w, 128);
+    tw_u16(&w, TPM2_ALG_CFB);
+    tw_u16(&w, TPM2_ALG_NULL);       /* scheme */
+    tw_u16(&w, TPM2_ECC_NIST_P256);
+    tw_u16(&w, TPM2_ALG_NULL);       /* kdf */
+    tw_u16(&w, 0);                   /* unique: empty x and y */
+    tw_u16(&w, 0);
+    if (!w.bad) {
+        uint16_t n = (uint16_t)(w.len - at - 2);
+        w.buf[at] = (uint8_t)(n >> 8);
+        w.buf[at + 1] = (uint8_t)n;
+    }
+    tw_u16(&w, 0);                   /* outsideInfo */
+    tw_u32(&w, 0);                   /* creationPCR: none */
+    int rc = tpm2_cmd_execute(t, &w, "TPM2_CreatePrimary", &r, handle);
+    if (rc)
+        return rc;
+    skip_tpm2b(&r);                  /* outPublic */
+    skip_creation(&r);
+    skip_tpm2b(&r);                  /* name */
+    return tpm2_cmd_finish(t, &r, "TPM2_CreatePrimary");
+}
+
+int tpm2_seal(struct tpm2 *t, uint32_t parent, const uint8_t policy[TPM2_POLICY_DIGEST_SIZE],
+              const void *data, uint16_t len, struct tpm2_sealed *out)
+{
+    struct tpm_writer w;
+    struct tpm_reader r;
+    if (len == 0 || len > TPM2_SEAL_MAX)
+        FAIL("TPM2_Create: %u bytes to seal (1..%u)", len, TPM2_SEAL_MAX);
+    tpm2_cmd_begin(&w, TPM2_ST_SESSIONS, TPM2_CC_CREATE);
+    tw_u32(&w, parent);
+    tpm2_cmd_auth(&w, TPM2_RS_PW);
+    tw_u16(&w, (uint16_t)(4 + len)); /* inSensitive: empty userAuth, the secret */
+    tw_u16(&w, 0);
+    tw_tpm2b(&w, data, len);
+    /* inPublic: sealed data, usable only through the policy (no userWithAuth) */
+    tw_u16(&w, 2 + 2 + 4 + 2 + TPM2_POLICY_DIGEST_SIZE + 2 + 2);
+    tw_u16(&w, TPM2_ALG_KEYEDHASH);
+    tw_u16(&w, TPM2_ALG_SHA256);
+    tw_u32(&w, OBJ_FIXED_TPM | OBJ_FIXED_PARENT | OBJ_NO_DA);
+    tw_tpm2b(&w, policy, TPM2_POLICY_DIGEST_SIZE);
+    tw_u16(&w, TPM2_ALG_NULL);       /* keyedHash scheme */
+    tw_u16(&w, 0);                   /* unique */
+    tw_u16(&w, 0);                   /* outsideInfo */
+    tw_u32(&w, 0);                   /* creationPCR */
+    int rc = tpm2_cmd_execute(t, &w, "TPM2_Create", &r, NULL);
+    if (rc)
+        return rc;
+    out->private_size = tr_tpm2b(&r, out->private_area, sizeof(out->private_area));
+    out->public_size = tr_tpm2b(&r, out->public_area, sizeof(out->public_area));
+    skip_creation(&r);
+    return tpm2_cmd_finish(t, &r, "TPM2_Create");
+}
+
+int tpm2_load(struct tpm2 *t, uint32_t parent, const struct tpm2_sealed *s, uint32_t *handle)
+{
+    struct tpm_writer w;
+    struct tpm_reader r;
+    if (s->private_size > sizeof(s->private_area) || s->public_size > sizeof(s->public_area))
+        FAIL("TPM2_Load: sealed object sizes %u/%u are out of range", s->private_size,
+             s->public_size);
+    tpm2_cmd_begin(&w, TPM2_ST_SESSIONS, TPM2_CC_LOAD);
+    tw_u32(&w, parent);
+    tpm2_cmd_auth(&w, TPM2_RS_PW);
+    tw_tpm2b(&w, s->private_area, s->private_size);
+    tw_tpm2b(&w, s->public_area, s->public_size);
+    int rc = tpm2_cmd_execute(t, &w, "TPM2_Load", &r, handle);
+    if (rc)
+        return rc;
+    skip_tpm2b(&r);                  /* name */
+    return tpm2_cmd_finish(t, &r, "TPM2_Load");
+}
+
+int tpm2_start_policy_session(struct tpm2 *t, uint32_t *session)
+{
+    static const uint8_t nonce[NONCE_SIZE];  /* unsalted, unbound: the nonce protects nothing */
+    struct tpm_writer w;
+    struct tpm_reader r;
+    tpm2_cmd_begin(&w, TPM2_ST_NO_SESSIONS, TPM2_CC_START_AUTH_SESSION);
+    tw_u32(&w, TPM2_RH_NULL);        /* tpmKey: no salt */
+    tw_u32(&w, TPM2_RH_NULL);        /* bind: none */
+    tw_tpm2b(&w, nonce, sizeof(nonce));
+    tw_u16(&w, 0);                   /* encryptedSalt */
+    tw_u8(&w, TPM2_SE_POLICY_SESSION);
+    tw_u16(&w, TPM2_ALG_NULL);       /* symmetric */
+    tw_u16(&w, TPM2_ALG_SHA256);     /* authHash */
+    int rc = tpm2_cmd_execute(t, &w, "TPM2_StartAuthSession", &r, session);
+    if (rc)
+        return rc;
+    skip_tpm2b(&r);                  /* nonceTPM */
+    return tpm2_cmd_finish(t, &r, "TPM2_StartAuthSession");
+}
+
+int tpm2_policy_pcr(struct tpm2 *t, uint32_t session, uint16_t bank, const unsigned *pcrs,
+                    unsigned n)
+{
+    struct tpm_writer w;
+    struct tpm_reader r;
+    tpm2_cmd_begin(&w, TPM2_ST_NO_SESSIONS, TPM2_CC_POLICY_PCR);
+    tw_u32(&w, session);
+    tw_u16(&w, 0);                   /* pcrDigest: the TPM's current values */
+    pcr_selection(&w, bank, pcrs, n);
+    int rc = tpm2_cmd_execute(t, &w, "TPM2_PolicyPCR", &r, NULL);
+    return rc ? rc : tpm2_cmd_finish(t, &r, "TPM2_PolicyPCR");
+}
+
+int tpm2_unseal(struct tpm2 *t, uint32_t item, uint32_t session, uint8_t *out, uint16_t cap,
+                uint16_t *len)
+{
+    struct tpm_writer w;
+    struct tpm_reader r;
+    tpm2_cmd_begin(&w, TPM2_ST_SESSIONS, TPM2_CC_UNSEAL);
+    tw_u32(&w, item);
+    tpm2_cmd_auth(&w, session);
+    int rc = tpm2_cmd_execute(t, &w, "TPM2_Unseal", &r, NULL);
+    if (rc)
+        return rc;
+    *len = tr_tpm2b(&r, out, cap);
+    return tpm2_cmd_finish(t, &r, "TPM2_Unseal");
+}
+
+int tpm2_flush_context(struct tpm2 *t, uint32_t handle)
+{
+    struct tpm_writer w;
+    struct tpm_reader r;
+    tpm2_cmd_begin(&w, TPM2_ST_NO_SESSIONS, TPM2_CC_FLUSH_CONTEXT);
+    tw_u32(&w, handle);
+    int rc = tpm2_cmd_execute(t, &w, "TPM2_FlushContext", &r, NULL);
+    return rc ? rc : tpm2_cmd_finish(t, &r, "TPM2_FlushContext");
+}
