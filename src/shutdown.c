@@ -9,6 +9,7 @@
 
 #include "abi/tboot_shared.h"
 #include "arch/x86/io.h"
+#include "arch/x86/segments.h"
 #include "drivers/acpi_pm.h"
 #include "launch.h"
 #include "layout.h"
@@ -62,6 +63,26 @@ static void end_of_launch(const char *why)
     launch_cap_pcrs(why);
 }
 
+/*
+ * An offlined CPU stops here, with interrupts off, on its own vtboot stack; the kernel brings
+ * it back with INIT-SIPI-SIPI (Linux 6.1 never uses tboot's v6 ap_wake fields), which vtboot
+ * does not see. So num_in_wfs counts the CPUs that parked and have not parked since: exact
+ * while they are all offline (before S3 and power off), one too many for a CPU the kernel has
+ * brought back until it parks again. S3 resets every CPU and the count.
+ */
+__attribute__((noreturn)) static void park_cpu(struct tboot_shared *sp, uint32_t apic_id)
+{
+    static uint32_t parked[MAX_CPUS / 32];     /* one bit per APIC ID */
+    unsigned cpu = apic_id < MAX_CPUS ? apic_id : MAX_CPUS - 1, count = 0;
+    __atomic_or_fetch(&parked[cpu / 32], 1u << (cpu % 32), __ATOMIC_SEQ_CST);
+    for (unsigned w = 0; w < MAX_CPUS / 32; w++)
+        for (uint32_t v = __atomic_load_n(&parked[w], __ATOMIC_SEQ_CST); v; v &= v - 1)
+            count++;
+    __atomic_store_n(&sp->num_in_wfs, count, __ATOMIC_SEQ_CST);
+    pr_info("shutdown_entry: CPU %u parks in wait-for-SIPI (%u parked)\n", apic_id, count);
+    platform_halt_silently();
+}
+
 void shutdown_handler(uint32_t apic_id)
 {
     struct tboot_shared *sp = (struct tboot_shared *)_shared_page;
@@ -72,11 +93,8 @@ void shutdown_handler(uint32_t apic_id)
         platform_halt("shared page corrupted");
     }
     uint32_t type = sp->shutdown_type;
-    if (type == TB_SHUTDOWN_WFS) {
-        __atomic_fetch_add(&sp->num_in_wfs, 1, __ATOMIC_SEQ_CST);
-        pr_info("shutdown_entry: CPU %u parks in wait-for-SIPI\n", apic_id);
-        platform_halt_silently();    /* INIT-SIPI-SIPI from the kernel restarts it */
-    }
+    if (type == TB_SHUTDOWN_WFS)
+        park_cpu(sp, apic_id);
     pr_info("shutdown_entry: %s (type %u) on CPU %u\n", shutdown_type_name(type), type, apic_id);
     switch (type) {
     case TB_SHUTDOWN_REBOOT:
