@@ -13,6 +13,14 @@
 # UNIT_LDLIBS.crypto/openssl_compare_test := -lcrypto) in its own fragment.
 
 DEPS += libcmocka-dev clang libclang-rt-14-dev gcc python3
+# the TPM, event-log and policy tests: OpenSSL for reference hashes; swtpm, tpm2-tools and
+# tb_polgen (tboot) as the real things they check against (each skipped, saying so, if absent)
+DEPS += libssl-dev swtpm tpm2-tools tboot
+
+UNIT_LDLIBS.tpm/swtpm_test     := -lcrypto
+UNIT_LDLIBS.tpm/eventlog_test  := -lcrypto
+UNIT_LDLIBS.tboot/policy_test  := -lcrypto
+UNIT_LDLIBS.tboot/measure_test := -lcrypto
 
 UNIT_CC      ?= cc
 UNIT_CFLAGS  := -std=gnu11 -O1 -g -Wall -Wextra -Werror -fsanitize=address,undefined \
