@@ -232,6 +232,209 @@ static void loader_seeds(void)
     put16(in, 12, 0x90);                 /* initrd in low memory: moved */
     put16(in, 14, 0x10);
     out("loader", "initrd-low", in, sizeof(in));
+
+    /* GRUB's layout for a non-relocatable kernel: the bzImage module at 1 MiB and the initrd
+     * at 17 MiB, both in the kernel's way and both movable (nr_movable 2 of 4 busy ranges) */
+    uint8_t g[20 + 5 * 6];
+    memset(g, 0, sizeof(g));
+    g[0] = 4;                            /* not relocatable, initrd size in pages */
+    g[1] = 9;
+    put16(g, 2, 0x1000);                 /* pref 16 MiB */
+    g[4] = 0xff;                         /* 1 MiB at 1 MiB */
+    put16(g, 5, 0x700);                  /* init_size 8 MiB */
+    put32(g, 7, 0x7fffffff);
+    put16(g, 12, 0x1100);                /* initrd at 17 MiB */
+    put16(g, 14, 0x200);                 /* 2 MiB */
+    g[16] = 2;
+    g[17] = 3;
+    g[18] = 2;                           /* nr_movable */
+    r = g + 20;
+    r[0] = 1; put16(r, 2, 0); put16(r, 4, 0x9e); r += 6;
+    r[0] = 1; put16(r, 2, 0x100); put16(r, 4, 0x7eff); r += 6;
+    r[0] = 0; put16(r, 2, 0x800); put16(r, 4, 0x2000); r += 6;  /* vtboot */
+    r[0] = 0; put16(r, 2, 0x60); put16(r, 4, 0x80); r += 6;     /* memory log */
+    r[0] = 0; put16(r, 2, 0x100); put16(r, 4, 0x1f44); r += 6;  /* the bzImage module */
+    out("loader", "grub-fixed-moves", g, sizeof(g));
+    g[18] = 1;                           /* only the initrd movable: refused */
+    out("loader", "grub-fixed-one-movable", g, sizeof(g));
+}
+
+/* Appends hex (spaces ignored) to a buffer; returns the new length. */
+static size_t hex(uint8_t *buf, size_t n, const char *h)
+{
+    int hi = -1;
+    for (; *h; h++) {
+        int v = *h >= '0' && *h <= '9' ? *h - '0' : *h >= 'a' && *h <= 'f' ? *h - 'a' + 10 : -1;
+        if (v < 0)
+            continue;
+        if (hi < 0) {
+            hi = v;
+        } else {
+            buf[n++] = (uint8_t)(hi << 4 | v);
+            hi = -1;
+        }
+    }
+    return n;
+}
+
+/* n bytes of v */
+static size_t rep(uint8_t *buf, size_t n, uint8_t v, size_t count)
+{
+    memset(buf + n, v, count);
+    return n + count;
+}
+
+/* tpm2_fuzz: [command, parameter], then responses, each a big-endian u16 length and bytes */
+struct tpm_seed {
+    uint8_t b[4096];
+    size_t n, len_at;
+};
+
+static void ts_begin(struct tpm_seed *t, uint8_t op, uint8_t p)
+{
+    t->b[0] = op;
+    t->b[1] = p;
+    t->n = 2;
+}
+
+static void ts_rsp(struct tpm_seed *t)
+{
+    t->len_at = t->n;
+    t->n += 2;
+}
+
+static void ts_end_rsp(struct tpm_seed *t)
+{
+    size_t len = t->n - t->len_at - 2;
+    t->b[t->len_at] = (uint8_t)(len >> 8);
+    t->b[t->len_at + 1] = (uint8_t)len;
+    /* the TPM header's size field: the response's own length */
+    t->b[t->len_at + 2 + 2] = (uint8_t)(len >> 24);
+    t->b[t->len_at + 2 + 3] = (uint8_t)(len >> 16);
+    t->b[t->len_at + 2 + 4] = (uint8_t)(len >> 8);
+    t->b[t->len_at + 2 + 5] = (uint8_t)len;
+}
+
+static void tpm2_seeds(void)
+{
+    struct tpm_seed t;
+    ts_begin(&t, 0, 0);                              /* Startup: success */
+    ts_rsp(&t);
+    t.n = hex(t.b, t.n, "8001 00000000 00000000");
+    ts_end_rsp(&t);
+    out("tpm2", "startup", t.b, t.n);
+    ts_begin(&t, 0, 0);                              /* RETRY, then TPM_RC_INITIALIZE */
+    ts_rsp(&t);
+    t.n = hex(t.b, t.n, "8001 00000000 00000922");
+    ts_end_rsp(&t);
+    ts_rsp(&t);
+    t.n = hex(t.b, t.n, "8001 00000000 00000100");
+    ts_end_rsp(&t);
+    out("tpm2", "startup-retry", t.b, t.n);
+    ts_begin(&t, 2, 0);                              /* GetCapability(PCRS): swtpm's answer */
+    ts_rsp(&t);
+    t.n = hex(t.b, t.n, "8001 00000000 00000000 00 00000005 00000004 0004 03 ffffff "
+                        "000b 03 ffffff 000c 03 ffffff 000d 03 ffffff");
+    ts_end_rsp(&t);
+    out("tpm2", "getcap-pcrs", t.b, t.n);
+    ts_begin(&t, 3, 3);                              /* PCR_Read(3) in sha1 + sha256 */
+    ts_rsp(&t);
+    t.n = hex(t.b, t.n, "8001 00000000 00000000 00000011 00000002 0004 03 080000 "
+                        "000b 03 080000 00000002 0014");
+    t.n = rep(t.b, t.n, 0x11, 20);
+    t.n = hex(t.b, t.n, "0020");
+    t.n = rep(t.b, t.n, 0x22, 32);
+    ts_end_rsp(&t);
+    out("tpm2", "pcr-read", t.b, t.n);
+    ts_begin(&t, 4, 0x1f);                           /* PCR_Extend(6), four banks */
+    ts_rsp(&t);
+    t.n = hex(t.b, t.n, "8002 00000000 00000000 00000000 0000 01 0000");
+    ts_end_rsp(&t);
+    out("tpm2", "pcr-extend", t.b, t.n);
+    ts_begin(&t, 5, 100);                            /* GetRandom(100): 64 + 36 */
+    ts_rsp(&t);
+    t.n = hex(t.b, t.n, "8001 00000000 00000000 0040");
+    t.n = rep(t.b, t.n, 0x5a, 64);
+    ts_end_rsp(&t);
+    ts_rsp(&t);
+    t.n = hex(t.b, t.n, "8001 00000000 00000000 0024");
+    t.n = rep(t.b, t.n, 0xa5, 36);
+    ts_end_rsp(&t);
+    out("tpm2", "get-random", t.b, t.n);
+    ts_begin(&t, 6, 0);                              /* NV_ReadPublic(0x01200001) */
+    ts_rsp(&t);
+    t.n = hex(t.b, t.n, "8001 00000000 00000000 000e 01200001 000b 20060002 0000 0034 "
+                        "0022 000b 53d32fa32d9386c6d1a687bb38914116fca8f7b0d235fdb13370ac7dfd4e419c");
+    ts_end_rsp(&t);
+    out("tpm2", "nv-read-public", t.b, t.n);
+    ts_begin(&t, 7, 80);                             /* NV_Read(560): 512 + 48 */
+    ts_rsp(&t);
+    t.n = hex(t.b, t.n, "8002 00000000 00000000 00000202 0200");
+    t.n = rep(t.b, t.n, 0x33, 512);
+    t.n = hex(t.b, t.n, "0000 01 0000");
+    ts_end_rsp(&t);
+    ts_rsp(&t);
+    t.n = hex(t.b, t.n, "8002 00000000 00000000 00000032 0030");
+    t.n = rep(t.b, t.n, 0x44, 48);
+    t.n = hex(t.b, t.n, "0010");                     /* a nonce, as a policy session has */
+    t.n = rep(t.b, t.n, 0x55, 16);
+    t.n = hex(t.b, t.n, "01 0000");
+    ts_end_rsp(&t);
+    out("tpm2", "nv-read", t.b, t.n);
+}
+
+/* policy_fuzz: NV contents */
+static void policy_seeds(void)
+{
+    uint8_t b[2200];
+    size_t n;
+    /* tboot's default policies (DA, legacy) */
+    n = hex(b, 0, "02000b01000000000000000300ff00000000000081110000000000008316001000004000");
+    out("policy", "default-da", b, n);
+    n = hex(b, 0, "02000b01000000000000000300ff00000000000081130000000000008316001000004000");
+    out("policy", "default-legacy", b, n);
+    /* tb_polgen --create --type halt --alg sha256; --add --num 0 --pcr none --hash image
+     * --cmdline x --image (a file holding "vm\n") */
+    n = hex(b, 0, "02020b010000000000000000 01 00ff0100000000 01 "
+                  "4390928d22b85d6920af569dbe0b201f94266f7db6643c7567503ffbefdc2b6e");
+    out("policy", "polgen-halt-sha256", b, n);
+    /* hash_alg 0 (TPM 1.2 tools' SHA-1), two hashes, an NV entry, trailing bytes */
+    n = hex(b, 0, "020100010000000000000000 02 0012010000000002");
+    n = rep(b, n, 0x10, 40);
+    n = hex(b, n, "821601100000400001");
+    n = rep(b, n, 0x20, 20);
+    n = rep(b, n, 0xff, 30);
+    out("policy", "sha1-legacy-trailing", b, n);
+    /* continue, sha384, three entries */
+    n = hex(b, 0, "02010c000000000000000000 03 0012010000000001");
+    n = rep(b, n, 0x30, 48);
+    n = hex(b, n, "0113010000000001");
+    n = rep(b, n, 0x31, 48);
+    n = hex(b, n, "81ff000000000000");
+    out("policy", "continue-sha384", b, n);
+    /* the largest: 8 entries of 4 SHA-512 hashes, 2124 bytes */
+    n = hex(b, 0, "02000d010000000000000000 08");
+    for (unsigned i = 0; i < 8; i++) {
+        b[n++] = (uint8_t)i;
+        b[n++] = 17;
+        b[n++] = 1;
+        n = rep(b, n, 0, 4);
+        b[n++] = 4;
+        n = rep(b, n, (uint8_t)i, 4 * 64);
+    }
+    out("policy", "max-size", b, n);
+}
+
+/* eventlog_fuzz: banks, order, capacity, then 4-byte events; their data from the end */
+static void eventlog_seeds(void)
+{
+    uint8_t b[256];
+    size_t n = hex(b, 0, "03 00 0010 11 01 10 00 12 01 10 00 13 04 05 00 11 01 00 01 11 01 00 02");
+    n = rep(b, n, 'v', 64);
+    out("eventlog", "sha1-sha256", b, n);
+    n = hex(b, 0, "0f 01 2c01 11 01 20 00 11 01 20 00 11 01 20 00 12 01 00 04");
+    n = rep(b, n, 'x', 64);
+    out("eventlog", "four-banks-full", b, n);
 }
 
 int main(int argc, char **argv)
@@ -250,5 +453,8 @@ int main(int argc, char **argv)
     options_seeds();
     format_seeds();
     loader_seeds();
+    tpm2_seeds();
+    policy_seeds();
+    eventlog_seeds();
     return 0;
 }
