@@ -395,25 +395,25 @@ static void policy_seeds(void)
     out("policy", "default-legacy", b, n);
     /* tb_polgen --create --type halt --alg sha256; --add --num 0 --pcr none --hash image
      * --cmdline x --image (a file holding "vm\n") */
-    n = hex(b, 0, "02020b010000000000000000 01 00ff0100000000 01 "
+    n = hex(b, 0, "02020b01000000 00000000 01 | 00ff01 00000000 01 "
                   "4390928d22b85d6920af569dbe0b201f94266f7db6643c7567503ffbefdc2b6e");
     out("policy", "polgen-halt-sha256", b, n);
     /* hash_alg 0 (TPM 1.2 tools' SHA-1), two hashes, an NV entry, trailing bytes */
-    n = hex(b, 0, "020100010000000000000000 02 0012010000000002");
+    n = hex(b, 0, "02010001000000 00000000 02 | 001201 00000000 02");
     n = rep(b, n, 0x10, 40);
-    n = hex(b, n, "821601100000400001");
+    n = hex(b, n, "821601 10000040 01");
     n = rep(b, n, 0x20, 20);
     n = rep(b, n, 0xff, 30);
     out("policy", "sha1-legacy-trailing", b, n);
     /* continue, sha384, three entries */
-    n = hex(b, 0, "02010c000000000000000000 03 0012010000000001");
+    n = hex(b, 0, "02010c00000000 00000000 03 | 001201 00000000 01");
     n = rep(b, n, 0x30, 48);
-    n = hex(b, n, "0113010000000001");
+    n = hex(b, n, "011301 00000000 01");
     n = rep(b, n, 0x31, 48);
-    n = hex(b, n, "81ff000000000000");
+    n = hex(b, n, "81ff00 00000000 00");
     out("policy", "continue-sha384", b, n);
     /* the largest: 8 entries of 4 SHA-512 hashes, 2124 bytes */
-    n = hex(b, 0, "02000d010000000000000000 08");
+    n = hex(b, 0, "02000d01000000 00000000 08");
     for (unsigned i = 0; i < 8; i++) {
         b[n++] = (uint8_t)i;
         b[n++] = 17;
