@@ -1,7 +1,8 @@
 #!/bin/sh
 # guest/mkinitrd.sh OUTPUT: build the guest initramfs (gzip'd newc cpio) into OUTPUT.
 #
-# Contents: busybox-static with every applet as a symlink, guest/init as /init, and Debian's
+# Contents: busybox-static with every applet as a symlink, guest/init as /init, vtboot's guest tools
+# (GUEST_TOOLS, static binaries into /usr/bin), and Debian's
 # /usr/sbin/txt-stat (package tboot) with the shared libraries and dynamic loader that ldd reports, at
 # their own paths. Owners are 0:0, mtimes are fixed (SOURCE_DATE_EPOCH, default 0), the file order is
 # sorted and gzip stores no name or time, so the same inputs give the same bytes.
@@ -43,6 +44,12 @@ install -m 755 "$busybox" "$r/bin/busybox"
 done
 
 install -m 755 "$here/init" "$r/init"
+
+# vtboot's own guest tools (static binaries): GUEST_TOOLS="path ...", into /usr/bin.
+for tool in ${GUEST_TOOLS:-}; do
+    [ -x "$tool" ] || die "guest tool $tool missing"
+    install -m 755 "$tool" "$r/usr/bin/$(basename "$tool")"
+done
 
 # txt-stat and what it links against. ldd prints "name => /path (addr)" and "/path/ld.so (addr)".
 install -m 755 "$txtstat" "$r/usr/sbin/txt-stat"

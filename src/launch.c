@@ -303,8 +303,11 @@ void launch_cap_pcrs(const char *why)
     }
     memzero_explicit(&cap, sizeof(cap));
     launched = false;
-    tis_release_locality(&tis);
     pr_info("capped PCRs 17-19 (%s)\n", why);
+    struct tpm_digest_list now;
+    if (tpm2_pcr_read(&tpm, 17, &banks, &now) == 0)
+        print_digests("PCR 17 after the cap,", &now);
+    tis_release_locality(&tis);
 }
 
 void measured_launch(const struct boot_info *bi, const struct vtboot_options *opts,
