@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -38,6 +39,15 @@
 #define SWTPM_STOP_GRACE_MS 2000
 #define EXIT_AFTER_SHUTDOWN_MS 10000    /* QEMU should exit by itself after SHUTDOWN */
 #define EXIT_AFTER_QMP_EOF_MS 3000
+
+/* a socket QEMU serves to the caller (--qmp, --gdb): we bind and listen, QEMU accepts */
+struct usock {
+    const char *opt, *path;
+    int fd;                     /* ours until QEMU has it; -1 after */
+    dev_t dev;                  /* what we made, so that cleanup removes only that */
+    ino_t ino;
+    bool made;
+};
 
 struct run {
     struct opts o;
@@ -56,6 +66,9 @@ struct run {
     bool vs_on;
     struct fate fate;
     int64_t t_qemu;
+    struct usock uqmp, ugdb;
+    int64_t t_suspend;          /* when the guest last suspended (0: it runs) */
+    int nsuspend;
 };
 
 static struct run R;
@@ -68,6 +81,40 @@ static void on_signal(void *ctx, int fd, short revents)
     sig_drain();
 }
 
+static double since_qemu(const struct run *r)
+{
+    return (double)(now_ms() - r->t_qemu) / 1000;
+}
+
+/*
+ * Every QMP event. The fate decides on SHUTDOWN and GUEST_PANICKED; a suspend (S3) is no end
+ * of the run: QEMU sends SUSPEND when the guest writes SLP_TYP=S3|SLP_EN, and WAKEUP when it
+ * resets the machine for the wake-up (system_wakeup, an RTC alarm, ...). Both are logged
+ * always, the run-state events (STOP, RESUME: virtual SENTER, gdb, the caller's QMP) with -v.
+ */
+static void on_qmp_event(void *ctx, const char *event, const char *json)
+{
+    struct run *r = ctx;
+
+    if (!strcmp(event, "SUSPEND")) {
+        r->t_suspend = now_ms();
+        r->nsuspend++;
+        log_msg("guest suspended (S3, #%d, at %.1f s)", r->nsuspend, since_qemu(r));
+    } else if (!strcmp(event, "SUSPEND_DISK")) {
+        log_msg("guest suspended to disk (S4, at %.1f s): QEMU powers off", since_qemu(r));
+    } else if (!strcmp(event, "WAKEUP")) {
+        if (r->t_suspend)
+            log_msg("guest woke up (#%d, at %.1f s, after %.1f s asleep)", r->nsuspend,
+                    since_qemu(r), (double)(now_ms() - r->t_suspend) / 1000);
+        else
+            log_msg("guest woke up (at %.1f s)", since_qemu(r));
+        r->t_suspend = 0;
+    } else if (!strcmp(event, "STOP") || !strcmp(event, "RESUME") || !strcmp(event, "RESET")) {
+        log_dbg("QMP event %s at %.3f s", event, since_qemu(r));
+    }
+    fate_on_event(&r->fate, event, json);
+}
+
 static void on_qmp_accept(void *ctx, int lfd, short revents)
 {
     struct run *r = ctx;
@@ -77,7 +124,59 @@ static void on_qmp_accept(void *ctx, int lfd, short revents)
     if (fd < 0)
         return;
     ev_del(lfd);
-    qmp_attach(&r->qmp, fd, fate_on_event, &r->fate);
+    qmp_attach(&r->qmp, fd, on_qmp_event, r);
+}
+
+/* --qmp/--gdb PATH: a fresh listening socket there (a stale socket is replaced; a live one,
+ * or anything that is not a socket, is refused) */
+static int usock_open(struct usock *u, const char *opt, const char *path)
+{
+    struct stat st;
+
+    u->opt = opt;
+    u->path = path;
+    if (strlen(path) > SOCK_PATH_MAX) {
+        log_err("%s %s: longer than the %d bytes a socket path can have", opt, path,
+                SOCK_PATH_MAX);
+        return -1;
+    }
+    if (lstat(path, &st) == 0) {
+        int fd;
+
+        if (!S_ISSOCK(st.st_mode)) {
+            log_err("%s %s: exists and is not a socket", opt, path);
+            return -1;
+        }
+        fd = sock_connect(path);
+        if (fd >= 0) {
+            close(fd);
+            log_err("%s %s: a socket somebody is listening on", opt, path);
+            return -1;
+        }
+        log_dbg("%s %s: replacing a stale socket", opt, path);
+    }
+    u->fd = sock_listen(path);
+    if (u->fd < 0)
+        return -1;
+    if (stat(path, &st) == 0) {
+        u->dev = st.st_dev;
+        u->ino = st.st_ino;
+    }
+    u->made = true;
+    return 0;
+}
+
+static void usock_close(struct usock *u)
+{
+    struct stat st;
+
+    if (u->fd >= 0)
+        close(u->fd);
+    u->fd = -1;
+    if (u->made && lstat(u->path, &st) == 0 && S_ISSOCK(st.st_mode) && st.st_dev == u->dev &&
+        st.st_ino == u->ino)
+        unlink(u->path);
+    u->made = false;
 }
 
 static bool is_gzip(const char *path)
@@ -391,7 +490,8 @@ static int start_qemu(struct run *r, struct boot_strings *s)
 {
     struct qemu_cfg c = { 0 };
     struct strv a = { 0 };
-    struct spawn_opts so = { NULL, -1, 2, -1, NULL, 0 };
+    struct fdmap fds[2];
+    struct spawn_opts so = { NULL, -1, 2, -1, fds, 0 };
     char *com1 = xasprintf("%s/com1.sock", r->tmp);
     char *qmp = xasprintf("%s/qmp.sock", r->tmp);
     char *tpm = xasprintf("%s/tpm-ctrl.sock", r->tmp);
@@ -423,6 +523,15 @@ static int start_qemu(struct run *r, struct boot_strings *s)
     c.qmp_sock = qmp;
     c.tpm_sock = r->o.no_tpm ? NULL : tpm;
     c.vsenter_sock = r->o.no_drtm ? NULL : vs;
+    c.user_qmp_fd = c.gdb_fd = -1;
+    if (r->uqmp.fd >= 0) {
+        fds[so.nfds] = (struct fdmap){ r->uqmp.fd, 3 + so.nfds };
+        c.user_qmp_fd = fds[so.nfds++].to;
+    }
+    if (r->ugdb.fd >= 0) {
+        fds[so.nfds] = (struct fdmap){ r->ugdb.fd, 3 + so.nfds };
+        c.gdb_fd = fds[so.nfds++].to;
+    }
     c.extra = r->o.extra;
     c.nextra = r->o.nextra;
     if (r->iso) {
@@ -438,6 +547,16 @@ static int start_qemu(struct run *r, struct boot_strings *s)
     qemu_argv(&a, &c);
     r->t_qemu = now_ms();
     rc = proc_spawn(&r->qemu, "qemu", a.v, &so);
+    /* QEMU holds the caller's listening sockets now: once it is gone, connecting fails */
+    if (r->uqmp.fd >= 0)
+        close(r->uqmp.fd);
+    if (r->ugdb.fd >= 0)
+        close(r->ugdb.fd);
+    r->uqmp.fd = r->ugdb.fd = -1;
+    if (rc == 0 && r->uqmp.made)
+        log_dbg("QMP for the caller on %s", r->uqmp.path);
+    if (rc == 0 && r->ugdb.made)
+        log_dbg("gdbstub on %s", r->ugdb.path);
 out:
     strv_free(&a);
     free(com1);
@@ -513,6 +632,8 @@ static void cleanup(struct run *r)
     if (r->swtpm.pid)
         proc_stop(&r->swtpm, SWTPM_STOP_GRACE_MS);
     relay_close(&r->com1);
+    usock_close(&r->uqmp);
+    usock_close(&r->ugdb);
     qmp_detach(&r->qmp);
     if (r->qmp_lfd >= 0) {
         ev_del(r->qmp_lfd);
@@ -563,6 +684,9 @@ static int prepare_and_run(struct run *r)
             return EXIT_SETUP;
         }
     }
+    if ((r->o.qmp_path && usock_open(&r->uqmp, "--qmp", r->o.qmp_path) != 0) ||
+        (r->o.gdb_path && usock_open(&r->ugdb, "--gdb", r->o.gdb_path) != 0))
+        return EXIT_SETUP;
     if (!r->o.no_tpm) {
         /* before any other child runs (swtpm_setup's swtpm is adopted and reaped) */
         rc = prepare_tpm(r);
@@ -626,6 +750,7 @@ int main(int argc, char **argv)
     log_prog = "vtboot-qemu";
     r->qmp.fd = r->qmp_lfd = r->tpm_lfd = r->swtpm_fd = r->serial_log_fd = -1;
     r->com1.fd = r->com1.lfd = -1;
+    r->uqmp.fd = r->ugdb.fd = -1;
     rc = opts_parse(&r->o, argc, argv);
     if (rc != 0)
         return rc > 0 ? 0 : EXIT_SETUP;

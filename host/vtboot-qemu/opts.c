@@ -44,6 +44,12 @@ static void usage(FILE *f)
 "                      a platform without TXT\n"
 "  --timeout S         kill QEMU after S seconds (default 600; 0: never)\n"
 "  --serial-log FILE   also write the guest's COM1 output to FILE\n"
+"  --qmp PATH          an extra QMP socket for the caller: a unix socket at PATH that\n"
+"                      QEMU serves (QMP greeting, then qmp_capabilities; one client at a\n"
+"                      time, reconnecting is fine), e.g. for system_wakeup after the guest\n"
+"                      suspended; it exists before QEMU starts and is removed at the end\n"
+"  --gdb PATH          QEMU's gdbstub on a unix socket at PATH (same lifetime); a debugger\n"
+"                      connecting pauses the VM, detaching ('D') lets it run again\n"
 "  --keep-temp         keep the temp dir (sockets, symlinks, logs) and print its path\n"
 "  -v, --verbose       show commands, QMP traffic and timings\n"
 "  -h, --help          this text\n"
@@ -61,7 +67,9 @@ static void usage(FILE *f)
 "  3  timed out (QEMU killed after --timeout)\n"
 "  4  crashed (GUEST_PANICKED, QEMU died, or QMP lost before a SHUTDOWN event)\n"
 "  128+N  interrupted by signal N (QEMU and swtpm are stopped first)\n"
-"The last line on stderr is \"vtboot-qemu: guest <powered off|reset|timed out|crashed> ...\".\n");
+"The last line on stderr is \"vtboot-qemu: guest <powered off|reset|timed out|crashed> ...\".\n"
+"A guest that suspends (S3) has not ended: \"guest suspended (S3)\" and \"guest woke up\"\n"
+"are logged (QMP SUSPEND, WAKEUP), and --timeout counts on while it sleeps.\n");
 }
 
 static int parse_int(const char *name, const char *s, int lo, int hi, int *out)
@@ -81,7 +89,7 @@ enum {
     O_KERNEL = 256, O_INITRD, O_CMDLINE, O_VTBOOT, O_VTBOOT_CMDLINE, O_GRUB, O_GRUB_MB1,
     O_MAKE_ISO, O_SMP, O_MEMORY, O_MACHINE, O_TPM_STATE, O_NO_TPM, O_NO_DRTM, O_TIMEOUT,
     O_SERIAL_LOG, O_KEEP_TEMP, O_PRINT_MODULES, O_PRINT_CMDLINE, O_POLICY, O_PROVISION_ONLY,
-    O_PCR_BANKS,
+    O_PCR_BANKS, O_QMP, O_GDB,
 };
 
 /* "all" -> "-" (swtpm_setup: keep every bank); else a comma list of known banks, each once */
@@ -141,6 +149,8 @@ int opts_parse(struct opts *o, int argc, char **argv)
         { "policy", required_argument, NULL, O_POLICY },
         { "provision-only", no_argument, NULL, O_PROVISION_ONLY },
         { "pcr-banks", required_argument, NULL, O_PCR_BANKS },
+        { "qmp", required_argument, NULL, O_QMP },
+        { "gdb", required_argument, NULL, O_GDB },
         { "verbose", no_argument, NULL, 'v' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
@@ -214,6 +224,17 @@ int opts_parse(struct opts *o, int argc, char **argv)
                 return -1;
             o->pcr_banks_set = true;
             break;
+        case O_QMP:
+        case O_GDB:
+            if (!*optarg) {
+                log_err("--%s: expected a socket path", c == O_QMP ? "qmp" : "gdb");
+                return -1;
+            }
+            if (c == O_QMP)
+                o->qmp_path = optarg;
+            else
+                o->gdb_path = optarg;
+            break;
         case 'v': log_verbose = 1; break;
         case 'h': usage(stdout); return 1;
         default:
@@ -229,6 +250,10 @@ int opts_parse(struct opts *o, int argc, char **argv)
     o->nextra = argc - optind;
     if (o->no_tpm && (o->tpm_state || o->policy || o->pcr_banks_set || o->provision_only)) {
         log_err("--no-tpm excludes --tpm-state, --policy, --pcr-banks and --provision-only");
+        return -1;
+    }
+    if (o->qmp_path && o->gdb_path && !strcmp(o->qmp_path, o->gdb_path)) {
+        log_err("--qmp and --gdb need two different socket paths");
         return -1;
     }
     if (o->provision_only && !o->tpm_state) {

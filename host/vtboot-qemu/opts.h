@@ -31,6 +31,8 @@ struct opts {
     bool no_tpm, no_drtm;
     double timeout_s;           /* 0: none */
     const char *serial_log;
+    const char *qmp_path;       /* --qmp: an extra QMP socket for the caller */
+    const char *gdb_path;       /* --gdb: QEMU's gdbstub on a unix socket */
     bool keep_temp;
     bool print_modules, print_cmdline;
     char **extra;               /* after "--" */

@@ -34,6 +34,20 @@ void qemu_argv(struct strv *a, const struct qemu_cfg *c)
     strv_addf(a, "socket,id=qmp,path=%s", c->qmp_sock);
     strv_add(a, "-mon");
     strv_add(a, "chardev=qmp,mode=control");
+    /* the caller's sockets: we listen, QEMU accepts (server=on with an inherited fd), so each
+     * exists before QEMU starts and a client may connect at any time */
+    if (c->user_qmp_fd >= 0) {
+        strv_add(a, "-chardev");
+        strv_addf(a, "socket,id=usrqmp,fd=%d,server=on,wait=off", c->user_qmp_fd);
+        strv_add(a, "-mon");
+        strv_add(a, "chardev=usrqmp,mode=control");
+    }
+    if (c->gdb_fd >= 0) {
+        strv_add(a, "-chardev");
+        strv_addf(a, "socket,id=gdb0,fd=%d,server=on,wait=off", c->gdb_fd);
+        strv_add(a, "-gdb");
+        strv_add(a, "chardev:gdb0");
+    }
     if (c->tpm_sock) {
         strv_add(a, "-chardev");
         strv_addf(a, "socket,id=chrtpm,path=%s", c->tpm_sock);

@@ -13,6 +13,9 @@ struct qemu_cfg {
     const char *com1_sock, *qmp_sock;
     const char *tpm_sock;       /* NULL: no TPM */
     const char *vsenter_sock;   /* NULL: no VSENTER UART */
+    /* listening sockets QEMU serves, as descriptor numbers in QEMU (-1: none) */
+    int user_qmp_fd;            /* --qmp */
+    int gdb_fd;                 /* --gdb */
     /* multiboot1 through QEMU (paths relative to QEMU's cwd) ... */
     const char *kernel, *append, *initrd;
     /* ... or a boot ISO */

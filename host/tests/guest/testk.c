@@ -13,6 +13,19 @@
  * vstwice:   two launches of the same range (PCR 17 must be as after one).
  * vsbig:     one launch of VSENTER_MLE_MAX bytes at 16 MiB (RAM there is whatever it is).
  * Without a UART at 0x2f8 (--no-drtm) the vs* actions print "no VSENTER UART".
+ * s3:        suspends to RAM (ACPI S3: FADT PM1a_CNT, SLP_TYP from the DSDT's _S3) with the
+ *            FACS waking vector on a real-mode stub at WAKE_ADDR, then on each wake-up prints
+ *            the mailbox at S3_BOX (which the host may change while the guest sleeps) and
+ *            sleeps again until it has slept s3=N times (default 1), then powers off.
+ *            Options: tpmshutdown (TPM2_Shutdown(STATE) before each sleep), sums (which
+ *            4 KiB pages of the first MiB and of the top 2 MiB below the end of RAM changed
+ *            across the sleep), pcr (also read PCR 17/18 after each wake-up), vsenter
+ *            (a virtual SENTER of testk's image before the first sleep), s3hang
+ *            (halt after the first wake-up's report, for the host to look at memory), pmfix
+ *            (q35: restore the ICH9 LPC's PMBASE, ACPI_CNTL and RCBA after each wake-up,
+ *            which QEMU resets and SeaBIOS does not restore, so that PM1a_CNT works again).
+ * State that must survive S3 lives at S3_BOX: QEMU re-copies the ELF (and zeroes .bss) on
+ * the wake-up reset.
  * Every line it prints starts with "TESTK: ".
  */
 #include "abi/multiboot1.h"
@@ -212,16 +225,40 @@ static uint32_t pci_read(uint32_t bus, uint32_t dev, uint32_t fn, uint32_t reg)
     return inl(0xcfc);
 }
 
+/* the PM base from PCI config space, and the config registers that enable it */
+static uint32_t pm_base_pci(int verbose)
+{
+    uint32_t id = pci_read(0, 0x1f, 0, 0), base = 0;
+
+    if ((id & 0xffff) == 0x8086 && (id >> 16) == 0x2918) {
+        base = pci_read(0, 0x1f, 0, 0x40) & 0xff80;
+        if (verbose)
+            print("TESTK: ich9-lpc PMBASE(0x40)=0x%x ACPI_CNTL(0x44)=0x%2x\n",
+                  pci_read(0, 0x1f, 0, 0x40), pci_read(0, 0x1f, 0, 0x44) & 0xff);
+    } else if ((pci_read(0, 1, 3, 0) >> 16) == 0x7113) {
+        base = pci_read(0, 1, 3, 0x40) & 0xffc0;
+        if (verbose)
+            print("TESTK: piix4-pm PMBA(0x40)=0x%x PMREGMISC(0x80)=0x%2x\n",
+                  pci_read(0, 1, 3, 0x40), pci_read(0, 1, 3, 0x80) & 0xff);
+    }
+    return base;
+}
+
+static void pci_write(uint32_t bus, uint32_t dev, uint32_t fn, uint32_t reg, uint32_t v)
+{
+    outl(0xcf8, 0x80000000u | bus << 16 | dev << 11 | fn << 8 | (reg & 0xfc));
+    outl(0xcfc, v);
+}
+
+static void poweroff(void) __attribute__((noreturn));
+
 static void poweroff(void)
 {
     uint32_t base = 0;
 
     print("TESTK: bye\n");
     /* ACPI PM1a_CNT = PM base + 4: ICH9 LPC 00:1f.0 or PIIX4 PM 00:01.3, register 0x40 */
-    if ((pci_read(0, 0x1f, 0, 0) & 0xffff) == 0x8086 && (pci_read(0, 0x1f, 0, 0) >> 16) == 0x2918)
-        base = pci_read(0, 0x1f, 0, 0x40) & 0xff80;
-    else if ((pci_read(0, 1, 3, 0) >> 16) == 0x7113)
-        base = pci_read(0, 1, 3, 0x40) & 0xffc0;
+    base = pm_base_pci(0);
     if (!base)
         base = 0x600;
     outw((uint16_t)(base + 4), 0x2000);    /* SLP_TYP 0 (QEMU's S5), SLP_EN */
@@ -529,6 +566,233 @@ static void vsenter(uint32_t base, uint32_t size)
     print("TESTK: vsenter reply: %s\n", reply);
 }
 
+/* ---- S3 ---- */
+#define WAKE_ADDR 0x8000u               /* keep in sync with entry.S */
+#define S3_BOX 0x00500000u              /* 5 MiB: RAM outside the ELF, kept across S3 */
+#define S3_MAGIC 0x33534b54u            /* "TKS3" */
+#define S3_PATTERN_OFF 0x1000u          /* 4 KiB pattern the host reads over gdb */
+#define S3_NSUM (256 + 512)             /* pages: the first MiB, the top 2 MiB of RAM */
+
+#define S3F_PCR 1u
+#define S3F_TPMSHUTDOWN 2u
+#define S3F_SUMS 4u
+#define S3F_HANG 8u
+#define S3F_PMFIX 16u
+
+struct s3box {
+    uint32_t magic, want, done, flags;
+    uint32_t pm1a_cnt, slp_typ;
+    uint32_t mark;                      /* 0x11111111; the host may change it */
+    uint32_t ram_top;                   /* end of RAM: mem_upper's end, rounded up to 2 MiB */
+    uint32_t lpc[3];                    /* ICH9 LPC PMBASE, ACPI_CNTL, RCBA at the start */
+    uint32_t sums[S3_NSUM];
+};
+
+extern const uint8_t wake16[], wake16_end[];
+void kresume(void);
+
+static struct s3box *const box = (struct s3box *)S3_BOX;
+
+static int sig_is(uint32_t a, const char *sig)
+{
+    return !memcmp((const void *)a, sig, 4);
+}
+
+/* the FADT from the RSDP in the BIOS area (SeaBIOS: the F segment) and the RSDT */
+static uint32_t find_fadt(void)
+{
+    for (uint32_t p = 0xe0000; p < 0x100000; p += 16) {
+        if (memcmp((const void *)p, "RSD PTR ", 8))
+            continue;
+        uint32_t rsdt = mr32(p + 16), len = mr32(rsdt + 4);
+
+        if (!sig_is(rsdt, "RSDT"))
+            return 0;
+        for (uint32_t e = rsdt + 36; e + 4 <= rsdt + len; e += 4)
+            if (sig_is(mr32(e), "FACP"))
+                return mr32(e);
+        return 0;
+    }
+    return 0;
+}
+
+/* SLP_TYP of \_S3 in the DSDT (Name(_S3_, Package(){ n, ... })); -1 if there is none */
+static int dsdt_s3(uint32_t dsdt)
+{
+    uint32_t len = mr32(dsdt + 4);
+
+    for (uint32_t p = dsdt + 36; p + 9 < dsdt + len; p++) {
+        if (mr8(p) != 0x08 || memcmp((const void *)(p + 1), "_S3_", 4) || mr8(p + 5) != 0x12)
+            continue;
+        uint32_t v = p + 8;                     /* past PkgLength (1 byte) and NumElements */
+
+        if (mr8(p + 6) & 0xc0)
+            v += mr8(p + 6) >> 6;
+        if (mr8(v) == 0x0a)
+            return mr8(v + 1);
+        if (mr8(v) == 0x00 || mr8(v) == 0x01)
+            return mr8(v);
+        return -1;
+    }
+    return -1;
+}
+
+static uint32_t page_sum(uint32_t a)
+{
+    uint32_t s = 0;
+
+    for (uint32_t i = 0; i < 4096; i += 4)
+        s = (s << 1 | s >> 31) ^ mr32(a + i);
+    return s;
+}
+
+static uint32_t sum_page_addr(int i)
+{
+    return i < 256 ? (uint32_t)i << 12 : box->ram_top - 0x200000 + ((uint32_t)(i - 256) << 12);
+}
+
+static uint32_t pattern_sum(void)
+{
+    uint32_t s = 0;
+
+    for (uint32_t i = 0; i < 4096; i++)
+        s = s * 31 + mr8(S3_BOX + S3_PATTERN_OFF + i);
+    return s;
+}
+
+static void s3_sleep(void) __attribute__((noreturn));
+
+static void s3_sleep(void)
+{
+    uint32_t fadt = find_fadt(), facs;
+
+    if (!fadt) {
+        print("TESTK: s3: no FADT\n");
+        poweroff();
+    }
+    facs = mr32(fadt + 36);
+    if (!sig_is(facs, "FACS")) {
+        print("TESTK: s3: no FACS\n");
+        poweroff();
+    }
+    if (box->flags & S3F_TPMSHUTDOWN) {
+        static const uint8_t cmd[] = { 0x80, 0x01, 0, 0, 0, 12, 0, 0, 0x01, 0x45, 0, 1 };
+        uint8_t rsp[32];
+        int n = tpm_xfer(cmd, sizeof(cmd), rsp, sizeof(rsp));
+
+        print("TESTK: s3: TPM2_Shutdown(STATE): %s0x%x\n", n >= 10 ? "" : "no TPM ",
+              n >= 10 ? be32(rsp + 6) : 0);
+    }
+    memcpy((void *)WAKE_ADDR, wake16, (size_t)(wake16_end - wake16));
+    mw32(facs + 12, WAKE_ADDR);                 /* firmware_waking_vector */
+    if (mr32(facs + 4) >= 32)
+        mw32(facs + 24, 0), mw32(facs + 28, 0); /* no X_firmware_waking_vector */
+    if (box->flags & S3F_SUMS)
+        for (int i = 0; i < S3_NSUM; i++)
+            box->sums[i] = page_sum(sum_page_addr(i));
+    print("TESTK: s3: sleeping (#%u) mark=%x pattern=%x pm1a_cnt=0x%x slp_typ=%u "
+          "facs=0x%x vector=0x%x\n", box->done + 1, box->mark, pattern_sum(), box->pm1a_cnt,
+          box->slp_typ, facs, WAKE_ADDR);
+    __asm__ volatile("cli");
+    outw((uint16_t)box->pm1a_cnt, (uint16_t)(box->slp_typ << 10 | 0x2000));
+    for (unsigned i = 0; i < 1000000u; i++)
+        inb(0x80);
+    print("TESTK: s3: still running after the PM1a_CNT write\n");
+    poweroff();
+}
+
+static void s3_start(const char *cmdline, uint32_t magic, uint32_t info)
+{
+    char n[16];
+    uint32_t fadt = find_fadt();
+    int typ;
+
+    memset(box, 0, sizeof(*box));
+    box->magic = S3_MAGIC;
+    box->want = 1;
+    if (get_arg(cmdline, "s3", n, sizeof(n))) {
+        box->want = 0;
+        for (const char *p = n; *p >= '0' && *p <= '9'; p++)
+            box->want = box->want * 10 + (uint32_t)(*p - '0');
+    }
+    box->flags = (has_word(cmdline, "pcr") ? S3F_PCR : 0) |
+                 (has_word(cmdline, "tpmshutdown") ? S3F_TPMSHUTDOWN : 0) |
+                 (has_word(cmdline, "sums") ? S3F_SUMS : 0) |
+                 (has_word(cmdline, "s3hang") ? S3F_HANG : 0) |
+                 (has_word(cmdline, "pmfix") ? S3F_PMFIX : 0);
+    box->lpc[0] = pci_read(0, 0x1f, 0, 0x40);
+    box->lpc[1] = pci_read(0, 0x1f, 0, 0x44);
+    box->lpc[2] = pci_read(0, 0x1f, 0, 0xf0);
+    box->mark = 0x11111111;
+    box->ram_top = 0x100000;
+    if (magic == MB1_BOOTLOADER_MAGIC && (mr32(info) & 1))
+        box->ram_top = (0x100000 + (mr32(info + 8) << 10) + 0x1fffff) & ~0x1fffffu;
+    for (uint32_t i = 0; i < 4096; i++)
+        mw8(S3_BOX + S3_PATTERN_OFF + i, (uint8_t)(i * 7 + 3));
+    if (!fadt) {
+        print("TESTK: s3: no FADT\n");
+        poweroff();
+    }
+    box->pm1a_cnt = mr32(fadt + 64);
+    typ = dsdt_s3(mr32(fadt + 40));
+    print("TESTK: s3: FADT at 0x%x, PM1a_CNT 0x%x, DSDT _S3 %s%u, ram_top 0x%x\n", fadt,
+          box->pm1a_cnt, typ < 0 ? "missing, using " : "", typ < 0 ? 1 : (uint32_t)typ,
+          box->ram_top);
+    box->slp_typ = typ < 0 ? 1 : (uint32_t)typ;
+    pm_base_pci(1);
+    if (has_word(cmdline, "vsenter") && uart_present(COM2)) {
+        vsenter((uint32_t)__mle_start, (uint32_t)(__mle_end - __mle_start));
+        print_pcrs("launched");
+    }
+    s3_sleep();
+}
+
+/* entered from wake32 (entry.S) on every wake-up: the ELF is fresh, .bss zero */
+void kresume(void)
+{
+    print("\nTESTK: s3: resumed\n");
+    if (box->magic != S3_MAGIC) {
+        print("TESTK: s3: mailbox lost (magic 0x%x)\n", box->magic);
+        poweroff();
+    }
+    box->done++;
+    print("TESTK: s3: woke up (#%u of %u) mark=%x pattern=%x first=%2x%2x%2x%2x%2x%2x%2x%2x\n",
+          box->done, box->want, box->mark, pattern_sum(),
+          mr8(S3_BOX + S3_PATTERN_OFF), mr8(S3_BOX + S3_PATTERN_OFF + 1),
+          mr8(S3_BOX + S3_PATTERN_OFF + 2), mr8(S3_BOX + S3_PATTERN_OFF + 3),
+          mr8(S3_BOX + S3_PATTERN_OFF + 4), mr8(S3_BOX + S3_PATTERN_OFF + 5),
+          mr8(S3_BOX + S3_PATTERN_OFF + 6), mr8(S3_BOX + S3_PATTERN_OFF + 7));
+    if (box->flags & S3F_SUMS) {
+        int changed = 0;
+
+        for (int i = 0; i < S3_NSUM; i++)
+            if (page_sum(sum_page_addr(i)) != box->sums[i]) {
+                print("TESTK: s3: page 0x%x changed\n", sum_page_addr(i));
+                changed++;
+            }
+        print("TESTK: s3: %u pages changed\n", (uint32_t)changed);
+    }
+    pm_base_pci(1);
+    if ((box->flags & S3F_PMFIX) && pci_read(0, 0x1f, 0, 0) == 0x29188086) {
+        /* what SeaBIOS programs at POST (ich9_lpc_pm_setup) and not on resume */
+        pci_write(0, 0x1f, 0, 0x40, box->lpc[0]);
+        pci_write(0, 0x1f, 0, 0x44, box->lpc[1]);
+        pci_write(0, 0x1f, 0, 0xf0, box->lpc[2]);
+        print("TESTK: s3: ich9-lpc PMBASE, ACPI_CNTL, RCBA restored\n");
+        pm_base_pci(1);
+    }
+    if (box->flags & S3F_PCR)
+        print_pcrs("resume");
+    if (box->flags & S3F_HANG) {
+        print("TESTK: s3: hanging\n");
+        for (;;)
+            __asm__ volatile("cli; hlt");
+    }
+    if (box->done < box->want)
+        s3_sleep();
+    poweroff();
+}
+
 /* ---- multiboot info ---- */
 static const char *show_boot_info(uint32_t magic, uint32_t info)
 {
@@ -603,6 +867,8 @@ void kmain(uint32_t magic, uint32_t info)
         for (;;)
             __asm__ volatile("cli; hlt");
     }
+    if (IS("s3"))
+        s3_start(cmdline, magic, info);
     if (action[0] == 'v' && action[1] == 's') {
         uint32_t base = (uint32_t)__mle_start, size = (uint32_t)(__mle_end - __mle_start);
 
