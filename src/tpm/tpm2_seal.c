@@ -24,7 +24,8 @@ static void pcr_selection(struct tpm_writer *w, uint16_t bank, const unsigned *p
 {
     uint8_t sel[TPM2_PCR_SELECT_MAX] = { 0 };
     for (unsigned i = 0; i < n; i++)
-        sel[pcrs[i] / 8] |= (uint8_t)(1u << (pcrs[i] % 8));
+        if (pcrs[i] < 8 * TPM2_PCR_SELECT_MAX)   /* tpm2_policy_pcr refuses the others */
+            sel[pcrs[i] / 8] |= (uint8_t)(1u << (pcrs[i] % 8));
     tw_u32(w, 1);
     tw_u16(w, bank);
     tw_u8(w, TPM2_PCR_SELECT_MAX);
@@ -187,6 +188,11 @@ int tpm2_policy_pcr(struct tpm2 *t, uint32_t session, uint16_t bank, const unsig
 {
     struct tpm_writer w;
     struct tpm_reader r;
+    if (n == 0)
+        FAIL("TPM2_PolicyPCR: no PCRs selected");
+    for (unsigned i = 0; i < n; i++)
+        if (pcrs[i] >= 8 * TPM2_PCR_SELECT_MAX)
+            FAIL("TPM2_PolicyPCR: no PCR %u", pcrs[i]);
     tpm2_cmd_begin(&w, TPM2_ST_NO_SESSIONS, TPM2_CC_POLICY_PCR);
     tw_u32(&w, session);
     tw_u16(&w, 0);                   /* pcrDigest: the TPM's current values */

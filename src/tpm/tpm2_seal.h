@@ -24,8 +24,9 @@ struct tpm2_sealed {
     uint8_t public_area[TPM2_SEALED_PUBLIC_MAX];
 };
 
-/* The policy digest of TPM2_PolicyPCR over `pcrs` (ascending) of `bank`, whose values are
- * `values` (n digests of the bank's size, in PCR order), from an empty policy. */
+/* The policy digest of TPM2_PolicyPCR over `pcrs` (ascending, 0-23) of `bank`, whose values
+ * are `values` (n digests of the bank's size, in PCR order), from an empty policy. A PCR
+ * above 23 is left out of the selection (tpm2_policy_pcr refuses it, and an empty list). */
 void tpm2_policy_pcr_digest(uint16_t bank, const unsigned *pcrs, unsigned n,
                             const uint8_t *values, uint8_t out[TPM2_POLICY_DIGEST_SIZE]);
 
