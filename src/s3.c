@@ -18,6 +18,7 @@
 #include "arch/x86/segments.h"
 #include "crypto/hash.h"
 #include "drivers/acpi_pm.h"
+#include "drivers/pci.h"
 #include "drivers/timer.h"
 #include "launch.h"
 #include "layout.h"
@@ -45,6 +46,7 @@ void vtboot_resume(void) __attribute__((noreturn));
 
 static const unsigned seal_pcrs[] = { 17, 18 };
 static struct s3_secrets secrets;
+static bool resumed;                 /* since the boot, the state of the boot lives in s3_state */
 
 static struct s3_state *state(void)
 {
@@ -54,6 +56,34 @@ static struct s3_state *state(void)
 static struct tboot_shared *shared(void)
 {
     return (struct tboot_shared *)_shared_page;
+}
+
+/*
+ * q35's wake-up is a machine reset that clears the ICH9 LPC bridge's ACPI registers (PMBASE,
+ * ACPI_CNTL, RCBA), and SeaBIOS programs them only at first boot: without them PM1a_CNT is
+ * gone, and the next S3 or power off does nothing. A platform's firmware restores them on
+ * resume; here vtboot's waking vector is that firmware.
+ */
+#define ICH9_LPC_DEV 31
+#define ICH9_LPC_ID 0x29188086u              /* device 0x2918, vendor Intel */
+static const unsigned lpc_regs[3] = { 0x40, 0x44, 0xf0 };
+
+static void save_chipset(struct s3_state *s)
+{
+    if (pci_read32(ICH9_LPC_DEV, 0, 0) != ICH9_LPC_ID)
+        return;
+    for (unsigned i = 0; i < 3; i++)
+        s->lpc_config[i] = pci_read32(ICH9_LPC_DEV, 0, lpc_regs[i]);
+}
+
+static void restore_chipset(const struct s3_state *s)
+{
+    if (!s->lpc_config[0] || pci_read32(ICH9_LPC_DEV, 0, 0) != ICH9_LPC_ID)
+        return;
+    for (unsigned i = 0; i < 3; i++)
+        pci_write32(ICH9_LPC_DEV, 0, lpc_regs[i], s->lpc_config[i]);
+    pr_detail("S3: ICH9 LPC PMBASE 0x%x, ACPI_CNTL 0x%x, RCBA 0x%x restored\n",
+              s->lpc_config[0], s->lpc_config[1], s->lpc_config[2]);
 }
 
 void lowmem_install(void)
@@ -175,16 +205,20 @@ void s3_suspend(void)
     if (si->kernel_s3_resume_vector == 0 || si->kernel_s3_resume_vector >= REAL_MODE_LIMIT)
         integrity_halt("the kernel's S3 resume vector is not below 1 MiB");
 
-    memset(s, 0, sizeof(*s));
-    s->magic = S3_STATE_MAGIC;
-    s->version = S3_STATE_VERSION;
-    s->size = sizeof(*s);
-    s->opts = *boot_options();
-    strlcpy(s->cmdline, boot_cmdline(), sizeof(s->cmdline));
-    s->rsdp = boot_rsdp();
+    if (!resumed) {
+        /* after a resume, the boot's options, command line and map are those it persisted */
+        memset(s, 0, sizeof(*s));
+        s->magic = S3_STATE_MAGIC;
+        s->version = S3_STATE_VERSION;
+        s->size = sizeof(*s);
+        s->opts = *boot_options();
+        strlcpy(s->cmdline, boot_cmdline(), sizeof(s->cmdline));
+        s->rsdp = boot_rsdp();
+        s->linux_map = *linux_e820_map();
+    }
     s->vl = *launch_measurements();
-    s->linux_map = *linux_e820_map();
     s->kernel_resume_vector = si->kernel_s3_resume_vector;
+    save_chipset(s);
     if (mac_regions_from_shared(sp, &s->regions, err, sizeof(err)))
         integrity_halt(err);
     for (unsigned i = 0; i < s->regions.n; i++)
@@ -237,11 +271,13 @@ void vtboot_resume(void)
 
     if (s->magic != S3_STATE_MAGIC || s->version != S3_STATE_VERSION || s->size != sizeof(*s))
         platform_halt_silently();   /* not ours to resume: no console known either */
+    resumed = true;
     apply_log_options(&s->opts);
     log = phys_map(TBOOT_LOG_ADDR, TBOOT_LOG_SIZE);
     if (s->opts.log_memory && log && memlog_valid(log))
         printk_set_memlog(log);
     pr_info("S3 resume: the firmware entered the waking vector\n");
+    restore_chipset(s);
     platform_init(s->rsdp);
     timer_init();
     if (s->regions.n > TBOOT_MAX_MAC_REGIONS || s->vl.n > VL_MAX)

@@ -34,6 +34,7 @@ struct s3_state {
     struct mac_regions regions;
     uint8_t tags[TBOOT_MAX_MAC_REGIONS][MAC_TAG_SIZE];
     uint16_t seal_bank;                  /* PCR bank the secret is sealed to (17 and 18) */
+    uint32_t lpc_config[3];              /* q35's ICH9 LPC PMBASE, ACPI_CNTL, RCBA; 0: not q35 */
     /* not covered by the digest */
     struct tpm2_sealed sealed;
 };

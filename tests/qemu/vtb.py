@@ -44,6 +44,16 @@ class Run:
         return "Linux version" in self.serial
 
 
+def parse_run(rc, serial, stderr):
+    run = Run(rc, serial, stderr)
+    for line in serial.splitlines():
+        m = re.match(r"^VTBOOT-GUEST: ([A-Za-z0-9_.-]+)[=:] ?(.*)$", line)
+        if m:
+            run.guest_lines.append((m.group(1), m.group(2)))
+            run.guest[m.group(1)] = m.group(2)
+    return run
+
+
 def boot(*args, timeout=420):
     """Runs vtboot-qemu with args; returns its exit status and the guest's serial output."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -53,13 +63,46 @@ def boot(*args, timeout=420):
                            errors="replace", timeout=timeout + 120)
         with open(log, "r", errors="replace") as f:
             serial = f.read().replace("\r\n", "\n")
-    run = Run(p.returncode, serial, p.stderr)
-    for line in serial.splitlines():
-        m = re.match(r"^VTBOOT-GUEST: ([A-Za-z0-9_.-]+)[=:] ?(.*)$", line)
-        if m:
-            run.guest_lines.append((m.group(1), m.group(2)))
-            run.guest[m.group(1)] = m.group(2)
-    return run
+    return parse_run(p.returncode, serial, p.stderr)
+
+
+class Running:
+    """A boot in the background, for tests that act on the VM while it runs (QMP, gdbstub)."""
+
+    def __init__(self, *args, timeout=420):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.log = os.path.join(self.tmp.name, "serial.log")
+        self.qmp_path = os.path.join(self.tmp.name, "qmp.sock")
+        self.gdb_path = os.path.join(self.tmp.name, "gdb.sock")
+        self.proc = subprocess.Popen(
+            [LAUNCHER, "--serial-log", self.log, "--timeout", str(timeout), "--qmp",
+             self.qmp_path, "--gdb", self.gdb_path, *args],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, errors="replace")
+        self.timeout = timeout
+
+    def serial(self):
+        try:
+            with open(self.log, "r", errors="replace") as f:
+                return f.read().replace("\r\n", "\n")
+        except FileNotFoundError:
+            return ""
+
+    def wait_serial(self, text, timeout):
+        import time
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            if text in self.serial():
+                return True
+            if self.proc.poll() is not None:
+                return text in self.serial()
+            time.sleep(0.2)
+        return False
+
+    def finish(self):
+        _, err = self.proc.communicate(timeout=self.timeout + 120)
+        run = parse_run(self.proc.returncode, self.serial(), err)
+        self.tmp.cleanup()
+        return run
 
 
 def module_strings(*args):

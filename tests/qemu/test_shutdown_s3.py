@@ -1,0 +1,110 @@
+# SPDX-License-Identifier: MIT
+"""Issue 5: the kernel hands power transitions to vtboot: power off, reboot and halt end the
+launch (PCRs capped), a CPU taken offline parks in vtboot, and S3 keeps the kernel's memory
+under a MAC whose key is sealed to the launched PCRs."""
+
+import os
+import re
+import tempfile
+
+import pytest
+
+import vtb
+from qemuctl import Gdb, Qmp
+from vtb import boot
+
+GUEST = "console=ttyS0 panic=-1 no_console_suspend"
+
+
+def check_capped(run, why, launched_pcr17):
+    assert run.has_vtboot_line(rf"^capped PCRs 17-19 \({why}\)$")
+    after = [l for l in run.vtboot_lines() if l.startswith("  PCR 17 after the cap, sha256: ")]
+    assert len(after) == 1
+    assert after[0].split(": ")[1] != launched_pcr17
+
+
+@pytest.mark.parametrize("end,type_line,rc", [
+    ("poweroff", "S5 (power off) (type 1)", vtb.POWERED_OFF),
+    ("reboot", "reboot (type 0)", vtb.RESET),
+    ("halt", "halt (type 4)", vtb.POWERED_OFF),
+])
+def test_shutdown_goes_through_vtboot(end, type_line, rc):
+    run = boot("--cmdline", f"console=ttyS0 panic=-1 vtboot.end={end}")
+    assert run.rc == rc, run.stderr
+    assert run.has_vtboot_line(rf"^shutdown_entry: {re.escape(type_line)} on CPU 0$")
+    why = {"poweroff": "power off", "reboot": "reboot", "halt": "halt"}[end]
+    check_capped(run, why, run.guest["pcr-sha256-17"])
+
+
+def test_sealed_secret_does_not_survive_the_launch():
+    """Sealed to the launched PCR 17/18 it unseals in that launch; after a reboot into a
+    platform without a dynamic launch it does not."""
+    with tempfile.TemporaryDirectory() as state:
+        first = boot("--tpm-state", state,
+                     "--cmdline", "console=ttyS0 panic=-1 vtboot.guest=seal,unseal vtboot.end=reboot")
+        assert first.rc == vtb.RESET, first.stderr
+        secret = first.guest["seal-secret-sha256"]
+        assert first.guest["unseal"] == f"unseal=ok secret-sha256={secret}"
+        check_capped(first, "reboot", first.guest["pcr-sha256-17"])
+        blob = first.guest["seal-sealed"]
+        second = boot("--tpm-state", state, "--no-drtm",
+                      "--cmdline", f"console=ttyS0 panic=-1 vtboot.guest=unseal vtboot.blob={blob}")
+        assert second.rc == vtb.POWERED_OFF, second.stderr
+        assert second.guest["pcr-sha256-17"] == "ff" * 32
+        assert second.guest["unseal"].startswith("unseal=failed rc=0x99d ")   # TPM_RC_POLICY_FAIL
+
+
+def s3_run(cycles, machine="q35", memory=128, tamper=None):
+    """Suspends `cycles` times, waking the guest through QMP after each suspend; tamper(gdb)
+    runs while the guest sleeps the first time (and is the last cycle)."""
+    r = vtb.Running("--machine", machine, "--memory", str(memory),
+                    "--cmdline", f"{GUEST} vtboot.guest=s3 vtboot.s3={cycles}")
+    try:
+        with Qmp(r.qmp_path, connect_timeout=60) as qmp:
+            for i in range(1, cycles + 1):
+                qmp.wait_event("SUSPEND", 300)
+                if tamper:
+                    with Gdb(r.gdb_path) as gdb:
+                        tamper(gdb)
+                qmp.command("system_wakeup")
+                if tamper:
+                    break
+    finally:
+        run = r.finish()
+    return run
+
+
+def test_s3_cycles_resume_with_verified_memory():
+    cycles = 20
+    run = s3_run(cycles)
+    assert run.rc == vtb.POWERED_OFF, run.stderr
+    verified = [l for l in run.vtboot_lines() if l.startswith("S3: memory integrity verified: ")]
+    assert len(verified) == cycles
+    assert len([l for l in run.vtboot_lines() if l.startswith("S3: resuming Linux at 0x")]) == cycles
+    assert run.values("s3-resumed") == [f"{i} rc=0 " for i in range(1, cycles + 1)]
+    # every re-launch put PCR 17 and 18 back where the first launch left them
+    assert run.guest["pcr-sha256-17"] == run.values("pcr-sha256-17")[0]
+    assert run.has_vtboot_line(r"^shutdown_entry: S5 \(power off\) \(type 1\) on CPU 0$")
+
+
+def test_s3_tamper_is_detected():
+    """One byte of kernel text changed through the gdbstub while the guest sleeps."""
+    where = {}
+
+    def flip_kernel_text(gdb):
+        addr = 0x1000000 + 0x2000        # the non-relocatable kernel's text, 16 MiB up
+        byte = gdb.read_phys(addr, 1)
+        gdb.write_phys(addr, bytes([byte[0] ^ 0xff]))
+        where["addr"] = addr
+
+    run = s3_run(1, tamper=flip_kernel_text)
+    assert run.rc == vtb.POWERED_OFF, run.stderr
+    m = [re.match(r"^ERROR: S3: memory integrity FAILED: MAC region (\d+) \(0x([0-9a-f]+)\+0x([0-9a-f]+)\) "
+                  r"changed while suspended$", l) for l in run.vtboot_lines()]
+    m = [x for x in m if x]
+    assert len(m) == 1, run.serial[-3000:]
+    start, size = int(m[0].group(2), 16), int(m[0].group(3), 16)
+    assert start <= where["addr"] < start + size
+    assert run.has_vtboot_line(r"^ERROR: HALT: S3 integrity check failed$")
+    assert not run.has_vtboot_line(r"^S3: resuming Linux")
+    assert "s3-resumed" not in run.guest
