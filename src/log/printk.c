@@ -40,6 +40,26 @@ static void emit(const char *s, size_t len)
         memlog_append(memlog, s, len);
 }
 
+/* CPUs parking in wait-for-SIPI print at the same time: one line buffer, one writer. */
+static int lock;
+
+static void lock_acquire(void)
+{
+    while (__atomic_exchange_n(&lock, 1, __ATOMIC_ACQUIRE))
+        while (__atomic_load_n(&lock, __ATOMIC_RELAXED))
+            ;
+}
+
+static void lock_release(void)
+{
+    __atomic_store_n(&lock, 0, __ATOMIC_RELEASE);
+}
+
+void printk_break_lock(void)
+{
+    lock_release();
+}
+
 void printk(unsigned level, const char *fmt, ...)
 {
     static char line[512];
@@ -48,6 +68,7 @@ void printk(unsigned level, const char *fmt, ...)
 
     if (!(loglvl & level))
         return;
+    lock_acquire();
     va_start(ap, fmt);
     int n = fmt_vsnprintf(line, sizeof(line), fmt, ap);
     va_end(ap);
@@ -70,4 +91,5 @@ void printk(unsigned level, const char *fmt, ...)
             at_line_start = true;
         i = j;
     }
+    lock_release();
 }

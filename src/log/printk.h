@@ -20,6 +20,9 @@ struct tboot_log *printk_memlog(void);
 
 void printk(unsigned level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* For the exception handler: a fault inside printk must still be reported. */
+void printk_break_lock(void);
+
 #define pr_err(...) printk(LOG_ERR, __VA_ARGS__)
 #define pr_warn(...) printk(LOG_WARN, __VA_ARGS__)
 #define pr_info(...) printk(LOG_INFO, __VA_ARGS__)

@@ -55,6 +55,7 @@ void exception_handler(const struct exception_frame *f)
 
     if (nesting++)
         platform_halt_silently();
+    printk_break_lock();
     const char *name = f->vector < NR_EXCEPTIONS && exception_names[f->vector]
                            ? exception_names[f->vector] : "reserved";
     pr_err("CPU exception %u (%s), error code 0x%x, at eip 0x%08x (cr2 0x%08x)\n", f->vector,
