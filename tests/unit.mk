@@ -21,6 +21,9 @@ UNIT_LDLIBS.tpm/swtpm_test     := -lcrypto
 UNIT_LDLIBS.tpm/eventlog_test  := -lcrypto
 UNIT_LDLIBS.tboot/policy_test  := -lcrypto
 UNIT_LDLIBS.tboot/measure_test := -lcrypto
+UNIT_LDLIBS.tpm/tpm2_seal_test := -lcrypto
+UNIT_LDLIBS.tpm/seal_swtpm_test := -lcrypto
+UNIT_LDLIBS.tboot/integrity_test := -lcrypto
 
 UNIT_CC      ?= cc
 UNIT_CFLAGS  := -std=gnu11 -O1 -g -Wall -Wextra -Werror -fsanitize=address,undefined \
