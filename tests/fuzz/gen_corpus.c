@@ -437,6 +437,130 @@ static void eventlog_seeds(void)
     out("eventlog", "four-banks-full", b, n);
 }
 
+/* integrity_fuzz: flags, key and memory seeds, map entries { type, u16 addr (4-byte units),
+ * u16 size (bytes) }, the page's region count, regions, the byte to change */
+struct int_seed {
+    uint8_t b[1024];
+    size_t n;
+};
+
+static void is_begin(struct int_seed *t, uint8_t flags, uint8_t nmap)
+{
+    t->b[0] = flags;
+    t->b[1] = 0x5a;
+    t->b[2] = 0xa5;
+    t->b[3] = nmap;
+    t->n = 4;
+}
+
+static void is_u8(struct int_seed *t, uint8_t v)
+{
+    t->b[t->n++] = v;
+}
+
+static void is_u16(struct int_seed *t, uint16_t v)
+{
+    put16(t->b, t->n, v);
+    t->n += 2;
+}
+
+/* one map entry, or one structured region (kind, start, size) */
+static void is_rec(struct int_seed *t, uint8_t a, uint16_t b, uint16_t c)
+{
+    is_u8(t, a);
+    is_u16(t, b);
+    is_u16(t, c);
+}
+
+static void is_raw(struct int_seed *t, uint64_t start, uint32_t size)
+{
+    put64(t->b, t->n, start);
+    put32(t->b, t->n + 8, size);
+    t->n += 12;
+}
+
+/* A small PC: RAM, a reserved page, RAM, ACPI, a hole, RAM (addresses from the space's
+ * start; entry i at 0x4000 * i bytes) */
+static void is_pc_map(struct int_seed *t)
+{
+    is_rec(t, 1, 0x0000, 0x8000);        /* RAM      [0x00000, 0x08000) */
+    is_rec(t, 2, 0x2000, 0x1000);        /* reserved [0x08000, 0x09000) */
+    is_rec(t, 1, 0x2400, 0xc000);        /* RAM      [0x09000, 0x15000) */
+    is_rec(t, 3, 0x5400, 0x2000);        /* ACPI     [0x15000, 0x17000) */
+    is_rec(t, 1, 0x6000, 0xf000);        /* RAM      [0x18000, 0x27000) */
+}
+
+static void integrity_seeds(void)
+{
+    struct int_seed t;
+    /* Linux's regions: its RAM, one region per entry (addresses from 1 MiB) */
+    is_begin(&t, 0x02, 5);
+    is_pc_map(&t);
+    is_u8(&t, 3);
+    is_rec(&t, 0, 0x0000, 0x8000);
+    is_rec(&t, 0, 0x2400, 0xc000);
+    is_rec(&t, 0, 0x6000, 0xf000);
+    is_u8(&t, 1);
+    is_u16(&t, 0x1234);
+    out("integrity", "linux-ram", t.b, t.n);
+    /* regions across the reserved page and the ACPI area and hole, odd starts and sizes */
+    is_begin(&t, 0x02, 5);
+    is_pc_map(&t);
+    is_u8(&t, 4);
+    is_rec(&t, 0x00, 0x1f00, 0x1800);   /* RAM into the reserved page */
+    is_rec(&t, 0x00, 0x5000, 0xa000);   /* RAM, ACPI, the hole, RAM */
+    is_rec(&t, 0x13, 0x2000, 0x0400);   /* inside the reserved page */
+    is_rec(&t, 0x27, 0x0001, 0x2001);   /* odd start and size, in RAM */
+    is_u8(&t, 2);
+    is_u16(&t, 0x0010);
+    out("integrity", "clipped", t.b, t.n);
+    /* the page's raw fields: two regions in the RAM above, then one reaching past 4 GiB */
+    is_begin(&t, 0x03, 5);
+    is_pc_map(&t);
+    is_u8(&t, 2);
+    is_raw(&t, 0x100000, 0x8000);
+    is_raw(&t, 0x108800, 0x1f000);
+    is_u8(&t, 0);
+    is_u16(&t, 0x4000);
+    out("integrity", "raw-page", t.b, t.n);
+    is_begin(&t, 0x03, 5);
+    is_pc_map(&t);
+    is_u8(&t, 3);
+    is_raw(&t, 0x100000, 0x8000);
+    is_raw(&t, 0xffffffff, 2);
+    is_raw(&t, 0, 0x1000);
+    out("integrity", "raw-above-4g", t.b, t.n);
+    /* more regions than the page holds */
+    is_begin(&t, 0x02, 5);
+    is_pc_map(&t);
+    is_u8(&t, 33);
+    for (unsigned i = 0; i < 32; i++)
+        is_rec(&t, 0, (uint16_t)(0x100 * i), 0x80);
+    out("integrity", "count-33", t.b, t.n);
+    /* 32 overlapping regions */
+    is_begin(&t, 0x02, 5);
+    is_pc_map(&t);
+    is_u8(&t, 32);
+    for (unsigned i = 0; i < 32; i++)
+        is_rec(&t, (uint8_t)(i & 0x0f), (uint16_t)(0x1f0 * i), (uint16_t)(0x2000 + 0x100 * i));
+    is_u8(&t, 0);
+    is_u16(&t, 0x2222);
+    out("integrity", "overlapping-32", t.b, t.n);
+    /* the last 256 KiB below 4 GiB: RAM up to 4 GiB, an edge region ending there */
+    is_begin(&t, 0x06, 4);
+    is_rec(&t, 1, 0x0000, 0xffff);       /* RAM      [0xfffc0000, 0xfffcffff) */
+    is_rec(&t, 2, 0x4000, 0xffff);       /* reserved [0xfffd0000, 0xfffdffff) */
+    is_rec(&t, 1, 0xc000, 0xffff);       /* RAM      [0xffff0000, 0xffffffff) */
+    is_rec(&t, 1, 0xfff0, 0x0040);       /* RAM      [0xffffffc0, 4 GiB): merged */
+    is_u8(&t, 3);
+    is_rec(&t, 0xf0, 2, 2);              /* 0xfffff000 + 0x1000 */
+    is_rec(&t, 0x00, 0x3ff0, 0x0080);    /* RAM into reserved */
+    is_rec(&t, 0x3c, 0xc000, 0x3fff);    /* the top RAM entry, 4 x 0x3fff + 3 */
+    is_u8(&t, 1);
+    is_u16(&t, 0xf000);
+    out("integrity", "below-4g", t.b, t.n);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -456,5 +580,6 @@ int main(int argc, char **argv)
     tpm2_seeds();
     policy_seeds();
     eventlog_seeds();
+    integrity_seeds();
     return 0;
 }
