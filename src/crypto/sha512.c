@@ -41,70 +41,13 @@ static const uint64_t sha512_k[80] = {
 #define SSIG0(x)     (rotr64((x) ^ rotr64(x, 7), 1) ^ ((x) >> 7))       /* 1, 8 */
 #define SSIG1(x)     (rotr64((x) ^ rotr64(x, 42), 19) ^ ((x) >> 6))     /* 19, 61 */
 
-/* The schedule lives in a 16-word ring: w[t & 15] holds W_t once computed (§6.4.2 step 1). */
-#define W_LOAD(t)  (w[t] = load_be64(block + 8 * (t)))
-#define W_SCHED(t)                                                                             \
-    (w[t] += SSIG1(w[((t) + 14) & 15]) + w[((t) + 9) & 15] + SSIG0(w[((t) + 1) & 15]))
-
-/*
- * One round (§6.4.2 step 3) with the working variables renamed instead of shifted.
- * Maj(a, b, c) = b ^ ((a ^ b) & (b ^ c)); this round's b ^ c is the previous round's a ^ b.
- */
-#define ROUND(a, b, c, d, e, f, g, h, t, W)                                                    \
-    do {                                                                                       \
-        uint64_t t1 = h + BSIG1(e) + CH(e, f, g) + sha512_k[j + (t)] + W(t);                   \
-        uint64_t ab = a ^ b;                                                                   \
-        d += t1;                                                                               \
-        h = t1 + BSIG0(a) + (b ^ (ab & bc));                                                   \
-        bc = ab;                                                                               \
-    } while (0)
-
-#define ROUNDS16(W)                                                                            \
-    do {                                                                                       \
-        ROUND(a, b, c, d, e, f, g, h, 0, W);                                                   \
-        ROUND(h, a, b, c, d, e, f, g, 1, W);                                                   \
-        ROUND(g, h, a, b, c, d, e, f, 2, W);                                                   \
-        ROUND(f, g, h, a, b, c, d, e, 3, W);                                                   \
-        ROUND(e, f, g, h, a, b, c, d, 4, W);                                                   \
-        ROUND(d, e, f, g, h, a, b, c, 5, W);                                                   \
-        ROUND(c, d, e, f, g, h, a, b, 6, W);                                                   \
-        ROUND(b, c, d, e, f, g, h, a, 7, W);                                                   \
-        ROUND(a, b, c, d, e, f, g, h, 8, W);                                                   \
-        ROUND(h, a, b, c, d, e, f, g, 9, W);                                                   \
-        ROUND(g, h, a, b, c, d, e, f, 10, W);                                                  \
-        ROUND(f, g, h, a, b, c, d, e, 11, W);                                                  \
-        ROUND(e, f, g, h, a, b, c, d, 12, W);                                                  \
-        ROUND(d, e, f, g, h, a, b, c, 13, W);                                                  \
-        ROUND(c, d, e, f, g, h, a, b, 14, W);                                                  \
-        ROUND(b, c, d, e, f, g, h, a, 15, W);                                                  \
-    } while (0)
-
-/* Processes nblocks consecutive 128-byte blocks (§6.4.2). */
-static void sha512_blocks(uint64_t state[8], const uint8_t *block, size_t nblocks)
-{
-    uint64_t w[16];
-
-    for (; nblocks; nblocks--, block += SHA512_BLOCK_SIZE) {
-        uint64_t a = state[0], b = state[1], c = state[2], d = state[3];
-        uint64_t e = state[4], f = state[5], g = state[6], h = state[7];
-        uint64_t bc = b ^ c;
-        unsigned j = 0;
-
-        ROUNDS16(W_LOAD);
-        for (j = 16; j < 80; j += 16)
-            ROUNDS16(W_SCHED);
-
-        state[0] += a;
-        state[1] += b;
-        state[2] += c;
-        state[3] += d;
-        state[4] += e;
-        state[5] += f;
-        state[6] += g;
-        state[7] += h;
-    }
-    memzero_explicit(w, sizeof(w));
-}
+#define SHA2_WORD uint64_t
+#define SHA2_K sha512_k
+#define SHA2_ROUNDS 80
+#define SHA2_BLOCK_SIZE SHA512_BLOCK_SIZE
+#define SHA2_LOAD load_be64
+#define SHA2_BLOCKS sha512_blocks
+#include "crypto/sha2_compress.h"
 
 void sha512_init(struct sha512_ctx *ctx)
 {
