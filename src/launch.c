@@ -184,10 +184,10 @@ static bool dynamic_launch(void)
     pr_info("requesting the dynamic launch (virtual SENTER) of MLE 0x%08x+0x%x\n", base, size);
     enum vsenter_result r = vsenter_launch(base, size, reply, sizeof(reply));
     if (r != VSENTER_DONE) {
-        pr_err("NO DYNAMIC LAUNCH: %s%s%s\n",
+        pr_err("NO DYNAMIC LAUNCH: %s%s\n",
                r == VSENTER_ABSENT ? "no virtual SENTER channel (platform without TXT)"
                : r == VSENTER_REFUSED ? "the host refused: " : "the host did not answer",
-               r == VSENTER_REFUSED ? reply : "", "");
+               r == VSENTER_REFUSED ? reply : "");
         return false;
     }
     expected_pcr17(&mle, &want);
