@@ -98,7 +98,7 @@ static void print_map(const char *title, const struct e820_map *m)
                   e820_type_name(m->e[i].type));
 }
 
-/* vtboot's own memory and the memory log, as ranges nothing else may touch. */
+/* vtboot's region, the memory log and the low page: ranges nothing else may touch. */
 static unsigned vtboot_ranges(struct mem_range *r)
 {
     unsigned n = 0;
