@@ -3,16 +3,20 @@
 #
 #   kernel/build.sh [--stock] [--out DIR]
 #
-# Unpacks /usr/src/linux-source-6.1.tar.xz into $VTBOOT_CACHE/linux-<key>/, applies the patches listed
-# in kernel/patches/series (not with --stock), merges kernel/config/*.config onto
-# `make ARCH=x86_64 tinyconfig`, runs olddefconfig, checks that every fragment option survived, builds
-# bzImage and copies it to DIR/bzImage (DIR/bzImage-stock with --stock) and the .config to
-# DIR/kernel.config (DIR/kernel-stock.config).
+# --stock: unpacks /usr/src/linux-source-6.1.tar.xz into $VTBOOT_CACHE/linux-<stock key>/, merges
+# kernel/config/*.config onto `make ARCH=x86_64 tinyconfig`, runs olddefconfig, checks that every
+# fragment option survived, builds bzImage and copies it to DIR/bzImage-stock and the .config to
+# DIR/kernel-stock.config.
+# Without --stock: the same plus the patches listed in kernel/patches/series, into
+# $VTBOOT_CACHE/linux-<patched key>/, copied to DIR/bzImage and DIR/kernel.config. The patched tree
+# is built incrementally on top of the stock one (built first if needed): a hard-linked copy of it
+# with the patches applied, so only what they touch is recompiled.
 #
-# <key> is a sha256 over the package version, the patches actually applied (names and contents, in
-# order), every config fragment and this script. A finished tree is never modified again; if
-# linux-<key>/ exists, its bzImage is just copied. Builds run in a temporary directory next to it
-# and are renamed into place only on success. See kernel/README.md.
+# <stock key> is a sha256 over the package version, every config fragment and this script; the
+# <patched key> also covers the patches actually applied (names and contents, in order). An empty
+# series gives the stock key. A finished tree is never modified again; if linux-<key>/ exists, its
+# bzImage is just copied. Builds run in a temporary directory next to it and are renamed into
+# place only on success. See kernel/README.md.
 set -eu
 
 t_start=$(date +%s)
@@ -27,7 +31,7 @@ while [ $# -gt 0 ]; do
         --stock) stock=1 ;;
         --out) out="$2"; shift ;;
         --out=*) out="${1#--out=}" ;;
-        -h|--help) sed -n '2,15p' "$self" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,20p' "$self" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "kernel/build.sh: unknown argument: $1" >&2; exit 2 ;;
     esac
     shift
@@ -66,17 +70,21 @@ done
 fragments=$(find "$confdir" -maxdepth 1 -name '*.config' -type f | LC_ALL=C sort)
 [ -n "$fragments" ] || die "no config fragments in $confdir"
 
-# ---- cache key ----------------------------------------------------------------------------------
+# ---- cache keys ---------------------------------------------------------------------------------
+# The stock key covers what every tree shares; the patched key adds the patches, in order. The two
+# manifests differ only by the patch lines, so with an empty series they are the same key.
 sha() { sha256sum | cut -d' ' -f1; }
-manifest() {
-    echo "vtboot-kernel-key v1"
+manifest() {   # manifest [PATCHES]
+    echo "vtboot-kernel-key v2"
     echo "package $pkg $pkgver"
-    for p in $patches; do echo "patch $p $(sha < "$patchdir/$p")"; done
     for f in $fragments; do echo "config $(basename "$f") $(sha < "$f")"; done
     echo "build.sh $(sha < "$self")"
+    for p in ${1:-}; do echo "patch $p $(sha < "$patchdir/$p")"; done
 }
-key=$(manifest | sha)
+stock_key=$(manifest | sha)
+key=$(manifest "$patches" | sha)
 final="$cache/linux-$key"
+stock_final="$cache/linux-$stock_key"
 
 install_outputs() {
     # Copy the cached bzImage and .config to $out, atomically, and only when the content differs (so an
@@ -95,6 +103,13 @@ if [ -f "$final/arch/x86/boot/bzImage" ]; then
     install_outputs
     say "$flavour kernel up to date: $out/$name (cached $final) [$(elapsed)]"
     exit 0
+fi
+
+# A patched tree starts from the finished stock tree: build that first (it also installs
+# $out/bzImage-stock). Its lock is taken and released there, before we take ours.
+if [ "$key" != "$stock_key" ]; then
+    "$self" --stock --out "$out" || die "the stock kernel (the base of the patched one) failed to build"
+    [ -f "$stock_final/arch/x86/boot/bzImage" ] || die "no stock tree $stock_final after building it"
 fi
 
 # ---- slow path: build -----------------------------------------------------------------------------
@@ -116,7 +131,8 @@ rm -rf "$cache/tmp-linux-$key".*
 [ ! -e "$final" ] || rm -rf "$final"   # exists without a bzImage: not ours, never finished
 
 say "building $flavour kernel, key $key"
-say "package $pkg $pkgver; patches: ${patches:-none}"
+# shellcheck disable=SC2086 # one line
+say "package $pkg $pkgver; patches: $(echo ${patches:-none})"
 tmp=$(mktemp -d "$cache/tmp-linux-$key.XXXXXX")
 chmod 755 "$tmp"
 keep_tmp=0
@@ -147,9 +163,39 @@ trap 'on_signal 130' INT
 trap 'on_signal 143' TERM
 trap 'on_signal 129' HUP
 
-say "unpacking $tarball"
-run tar -C "$tmp" -I 'xz -T0' -xf "$tarball" --strip-components=1 || die "unpacking $tarball failed"
-manifest > "$tmp/vtboot-key.txt"
+if [ "$key" = "$stock_key" ]; then
+    say "unpacking $tarball"
+    run tar -C "$tmp" -I 'xz -T0' -xf "$tarball" --strip-components=1 || die "unpacking $tarball failed"
+    # The files of the source tree, for a patched tree that shares them (see below).
+    (cd "$tmp" && find . -type f | LC_ALL=C sort > .vtboot-sources)
+else
+    # Incremental: a copy of the finished stock tree, sources and objects, where every file is a hard
+    # link to the stock one. A file the build may write (anything that is not a pristine source:
+    # objects, .cmd files, the .config, generated headers, host tools) is then unlinked and copied
+    # (with its mtime), and patch(1) replaces the files it patches with new ones, so
+    # nothing written here reaches the stock tree; this is checked at the end. kbuild, building in
+    # place with relative paths, then recompiles only what the patches touch. The one place with
+    # absolute paths is tools/objtool (built with O=<abs path>): its .cmd files name the stock
+    # tree's build directory and are rewritten to ours, or objtool, and with it every object, would
+    # be rebuilt.
+    say "copying the stock tree $stock_final (hard links)"
+    t_copy=$(date +%s)
+    run cp -al "$stock_final/." "$tmp/" || die "copying $stock_final failed"
+    (cd "$tmp" && find . -type f ! -path ./.vtboot-generated | LC_ALL=C sort |
+        LC_ALL=C comm -23 - .vtboot-sources > .vtboot-generated &&
+        tr '\n' '\0' < .vtboot-generated | xargs -0 rm -f) || die "unlinking the build outputs failed"
+    tr '\n' '\0' < "$tmp/.vtboot-generated" | (cd "$stock_final" && xargs -0 -r cp -a --parents -t "$tmp") ||
+        die "copying the stock tree's build outputs failed"
+    old_dir=$(cat "$stock_final/.vtboot-build-dir")
+    (cd "$tmp" && grep '^\./tools/' .vtboot-generated | tr '\n' '\0' |
+        xargs -0 -r grep -lIF -- "$old_dir" | tr '\n' '\0' |
+        xargs -0 -r sed -i "s|$old_dir|$tmp|g") || die "rewriting objtool's paths failed"
+    say "copied in $(( $(date +%s) - t_copy ))s ($(wc -l < "$tmp/.vtboot-generated") build files copied, sources linked)"
+    touch "$tmp/.vtboot-incremental-start"
+fi
+echo "$tmp" > "$tmp/.vtboot-build-dir"
+manifest "$patches" > "$tmp/vtboot-key.txt"
+[ "$key" = "$stock_key" ] || echo "base linux-$stock_key" >> "$tmp/vtboot-key.txt"
 
 for p in $patches; do
     say "applying $p"
@@ -207,7 +253,16 @@ if ! run make -C "$tmp" ARCH=x86_64 -j"$jobs" bzImage > "$tmp/build.log" 2>&1; t
     die "kernel build failed"
 fi
 grep -i 'warning:' "$tmp/build.log" >&2 || true
-say "compiled in $(( $(date +%s) - t_build ))s"
+say "compiled in $(( $(date +%s) - t_build ))s ($(grep -c '^  CC ' "$tmp/build.log" || true) files compiled)"
+
+if [ -f "$tmp/.vtboot-incremental-start" ]; then
+    # Nothing that is still shared with the stock tree may have been written.
+    shared_written=$(find "$tmp" -type f -links +1 -newer "$tmp/.vtboot-incremental-start" | head -n 5)
+    if [ -n "$shared_written" ]; then
+        keep_tmp=1
+        die "the build wrote files shared with $stock_final (remove that tree too): $shared_written"
+    fi
+fi
 
 # Publish atomically. mv -T refuses to move into an existing directory.
 sync -f "$tmp/arch/x86/boot/bzImage" 2>/dev/null || true
@@ -216,7 +271,8 @@ tmp=""
 install_outputs
 say "$flavour kernel built: $out/$name ($(wc -c < "$final/arch/x86/boot/bzImage") bytes), tree $final"
 say "setup header: $("$here/setup-header.sh" "$out/$name" | grep -v file_size | tr '\n' ' ')"
-old=$(find "$cache" -maxdepth 1 -name 'linux-*' -type d ! -name "linux-$key" 2>/dev/null | LC_ALL=C sort)
+old=$(find "$cache" -maxdepth 1 -name 'linux-*' -type d ! -name "linux-$key" ! -name "linux-$stock_key" \
+      2>/dev/null | LC_ALL=C sort)
 # shellcheck disable=SC2086 # one path per word
 [ -z "$old" ] || say "other cached kernel trees (safe to delete):$(printf '\n  %s' $old)"
 say "build wall time $(elapsed)"
