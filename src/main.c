@@ -110,7 +110,37 @@ static unsigned vtboot_ranges(struct mem_range *r)
     return n;
 }
 
-/* Every module must be RAM and clear of vtboot and of every other module. */
+/*
+ * A module the loader put over vtboot's own memory goes elsewhere, before vtboot writes there:
+ * a loader sees only the ELF image, not the persistent area before it nor the logs below 1 MiB
+ * (GRUB places modules low, right after each other, and a big initrd reaches 8 MiB).
+ */
+static void move_out_of_own_ranges(unsigned i, const struct mem_range *own, unsigned nown)
+{
+    static struct mem_range busy[BOOT_MAX_MODULES + 4];
+    struct boot_module *m = &bi.modules[i];
+    uint32_t size = m->end - m->start;
+    unsigned n = 0;
+    uint64_t to;
+
+    for (unsigned k = 0; k < nown; k++)
+        busy[n++] = own[k];
+    for (unsigned k = 0; k < bi.nr_modules; k++)
+        busy[n++] = (struct mem_range){ bi.modules[k].start,
+                                        bi.modules[k].end - bi.modules[k].start, "a module" };
+    if (!place_highest(&bi.mmap, busy, n, 0x100000, 0x100000000ull, size, 0x1000, &to)) {
+        fmt_snprintf(err, sizeof(err), "module %u at 0x%x+0x%x overlaps vtboot's memory and "
+                     "there is no free RAM to move it to", i, m->start, size);
+        fail("bad module");
+    }
+    memmove((void *)(uintptr_t)to, (const void *)(uintptr_t)m->start, size);
+    pr_info("module %u moved from 0x%08x to 0x%08x, out of vtboot's memory\n", i, m->start,
+            (uint32_t)to);
+    m->start = (uint32_t)to;
+    m->end = (uint32_t)to + size;
+}
+
+/* Every module must be RAM, clear of every other module, and (once moved) of vtboot. */
 static void check_modules(const struct mem_range *own, unsigned nown)
 {
     for (unsigned i = 0; i < bi.nr_modules; i++) {
@@ -123,12 +153,6 @@ static void check_modules(const struct mem_range *own, unsigned nown)
                          size);
             fail("bad module");
         }
-        const struct mem_range *c = place_conflict(own, nown, m->start, size);
-        if (c) {
-            fmt_snprintf(err, sizeof(err), "module %u at 0x%x+0x%x overlaps %s at 0x%llx", i,
-                         m->start, size, c->what, (unsigned long long)c->addr);
-            fail("bad module");
-        }
         for (unsigned j = 0; j < i; j++) {
             const struct boot_module *o = &bi.modules[j];
             if (ranges_overlap(m->start, size, o->start, o->end - o->start)) {
@@ -137,6 +161,10 @@ static void check_modules(const struct mem_range *own, unsigned nown)
             }
         }
     }
+    for (unsigned i = 0; i < bi.nr_modules; i++)
+        if (place_conflict(own, nown, bi.modules[i].start,
+                           bi.modules[i].end - bi.modules[i].start))
+            move_out_of_own_ranges(i, own, nown);
 }
 
 /* The map Linux gets: the loader's, with vtboot and the memory log reserved. */

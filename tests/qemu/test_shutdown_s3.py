@@ -108,3 +108,35 @@ def test_s3_tamper_is_detected():
     assert run.has_vtboot_line(r"^ERROR: HALT: S3 integrity check failed$")
     assert not run.has_vtboot_line(r"^S3: resuming Linux")
     assert "s3-resumed" not in run.guest
+
+
+def test_cpu_offline_online_parks_in_vtboot():
+    """CPU 1 offline then online, twice: each offline ends in vtboot's wait-for-SIPI, each
+    online brings the CPU back with INIT-SIPI-SIPI and it works."""
+    run = boot("--smp", "2", "--cmdline", "console=ttyS0 panic=-1 vtboot.guest=cpuhp vtboot.cpuhp=2")
+    assert run.rc == vtb.POWERED_OFF, run.stderr
+    # the parked CPU prints while CPU 0 runs Linux: its line may be interleaved with the kernel's
+    assert run.serial.count("shutdown_entry: CPU 1 parks in wait-for-SIPI (1 parked)") == 2
+    offline = run.values("cpuhp-offline")
+    online = run.values("cpuhp-online")
+    assert [o.split()[:2] for o in offline] == [["1", "rc=0"], ["2", "rc=0"]]
+    assert [o.split()[:2] for o in online] == [["1", "rc=0"], ["2", "rc=0"]]
+    assert all("state=0" in o for o in offline) and all("state=1" in o for o in online)
+    assert run.serial.count("smpboot: Booting Node 0 Processor 1 APIC 0x1") == 2
+
+
+def test_s3_with_an_offline_cpu_and_two_cpus():
+    """With two CPUs, Linux parks the second in vtboot before S3 and brings it back after."""
+    r = vtb.Running("--smp", "2", "--memory", "128",
+                    "--cmdline", f"{GUEST} vtboot.guest=s3 vtboot.s3=2")
+    try:
+        with Qmp(r.qmp_path, connect_timeout=60) as qmp:
+            for _ in range(2):
+                qmp.wait_event("SUSPEND", 300)
+                qmp.command("system_wakeup")
+    finally:
+        run = r.finish()
+    assert run.rc == vtb.POWERED_OFF, run.stderr
+    assert run.values("s3-resumed") == ["1 rc=0 ", "2 rc=0 "]
+    assert run.serial.count("shutdown_entry: CPU 1 parks in wait-for-SIPI (1 parked)") == 2
+    assert len([l for l in run.vtboot_lines() if l.startswith("S3: memory integrity verified")]) == 2
