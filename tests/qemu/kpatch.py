@@ -21,9 +21,21 @@ KERNELS = {
 _PRINTK = re.compile(r"^\[\s*\d+\.\d+\] (.*)$")
 
 
+DMESG = "VTBOOT-GUEST: dmesg: "
+
+
 def kernel_lines(run):
-    """The kernel's console lines without their timestamps."""
-    return [m.group(1) for m in map(_PRINTK.match, run.serial.splitlines()) if m]
+    """The kernel's log lines without their timestamps: what the guest's dmesg action printed,
+    then what the console printed after that. The console alone is not enough: printk writes
+    to the 8250 by polling with a 10 ms timeout, and when the host side of COM1 falls behind
+    (two QEMUs under TCG on two cores) QEMU's transmit FIFO drops bytes, typically in the burst
+    of boot messages the console replays when it registers. Lines that user space writes to the
+    console (the tty layer, interrupt-driven) are not lost. Without a dmesg action: the console's
+    lines only."""
+    serial = run.serial.splitlines()
+    last = max((i for i, l in enumerate(serial) if l.startswith(DMESG)), default=-1)
+    dmesg = [l[len(DMESG):] for l in serial[:last + 1] if l.startswith(DMESG)]
+    return [m.group(1) for m in map(_PRINTK.match, dmesg + serial[last + 1:]) if m]
 
 
 def tboot_lines(run):
@@ -207,8 +219,9 @@ def wakeup_vector(dbg):
 # ---- e820 as the kernel got it -------------------------------------------------------------------
 
 def ram_ranges(run):
-    """The e820 RAM ranges the kernel was given (BIOS-e820 lines), as [start, end)."""
-    return [(a, b) for a, b, t in vtb.parse_boot_e820(run.serial) if t == "usable"]
+    """The e820 RAM ranges the kernel was given (its BIOS-e820 lines), as [start, end)."""
+    return [(a, b) for a, b, t in vtb.parse_boot_e820("\n".join(kernel_lines(run)))
+            if t == "usable"]
 
 
 def merged(ranges):
