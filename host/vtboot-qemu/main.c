@@ -492,7 +492,7 @@ static int start_qemu(struct run *r, struct boot_strings *s)
     struct strv a = { 0 };
     struct fdmap fds[2];
     struct spawn_opts so = { NULL, -1, 2, -1, fds, 0 };
-    char *com1 = xasprintf("%s/com1.sock", r->tmp);
+    char *com1 = xasprintf("%s/com1", r->tmp);
     char *qmp = xasprintf("%s/qmp.sock", r->tmp);
     char *tpm = xasprintf("%s/tpm-ctrl.sock", r->tmp);
     char *vs = xasprintf("%s/vsenter.sock", r->tmp);
@@ -519,7 +519,7 @@ static int start_qemu(struct run *r, struct boot_strings *s)
     c.machine = r->o.machine;
     c.smp = r->o.smp;
     c.memory_mb = r->o.memory_mb;
-    c.com1_sock = com1;
+    c.com1_pipe = com1;
     c.qmp_sock = qmp;
     c.tpm_sock = r->o.no_tpm ? NULL : tpm;
     c.vsenter_sock = r->o.no_drtm ? NULL : vs;
@@ -749,7 +749,7 @@ int main(int argc, char **argv)
 
     log_prog = "vtboot-qemu";
     r->qmp.fd = r->qmp_lfd = r->tpm_lfd = r->swtpm_fd = r->serial_log_fd = -1;
-    r->com1.fd = r->com1.lfd = -1;
+    r->com1.from_guest = r->com1.to_guest = -1;
     r->uqmp.fd = r->ugdb.fd = -1;
     rc = opts_parse(&r->o, argc, argv);
     if (rc != 0)

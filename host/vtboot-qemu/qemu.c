@@ -25,9 +25,10 @@ void qemu_argv(struct strv *a, const struct qemu_cfg *c)
     strv_add(a, "panic=shutdown");
     strv_add(a, "-device");
     strv_add(a, "pvpanic");
-    /* COM1 and QMP: QEMU connects to sockets we already listen on */
+    /* COM1 through FIFOs we made (serial.h says why not a socket); QMP: QEMU connects to a
+     * socket we already listen on */
     strv_add(a, "-chardev");
-    strv_addf(a, "socket,id=com1,path=%s", c->com1_sock);
+    strv_addf(a, "pipe,id=com1,path=%s", c->com1_pipe);
     strv_add(a, "-serial");
     strv_add(a, "chardev:com1");
     strv_add(a, "-chardev");

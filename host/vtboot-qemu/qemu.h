@@ -10,7 +10,7 @@
 struct qemu_cfg {
     const char *machine;
     int smp, memory_mb;
-    const char *com1_sock, *qmp_sock;
+    const char *com1_pipe, *qmp_sock;
     const char *tpm_sock;       /* NULL: no TPM */
     const char *vsenter_sock;   /* NULL: no VSENTER UART */
     /* listening sockets QEMU serves, as descriptor numbers in QEMU (-1: none) */

@@ -26,12 +26,9 @@ DMESG = "VTBOOT-GUEST: dmesg: "
 
 def kernel_lines(run):
     """The kernel's log lines without their timestamps: what the guest's dmesg action printed,
-    then what the console printed after that. The console alone is not enough: printk writes
-    to the 8250 by polling with a 10 ms timeout, and when the host side of COM1 falls behind
-    (two QEMUs under TCG on two cores) QEMU's transmit FIFO drops bytes, typically in the burst
-    of boot messages the console replays when it registers. Lines that user space writes to the
-    console (the tty layer, interrupt-driven) are not lost. Without a dmesg action: the console's
-    lines only."""
+    then what the console printed after that. The console alone is not enough: a CPU parked in
+    vtboot prints on COM1 while the kernel prints there on another CPU, and the two interleave
+    byte by byte. Without a dmesg action: the console's lines only."""
     serial = run.serial.splitlines()
     last = max((i for i, l in enumerate(serial) if l.startswith(DMESG)), default=-1)
     dmesg = [l[len(DMESG):] for l in serial[:last + 1] if l.startswith(DMESG)]
