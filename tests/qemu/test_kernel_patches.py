@@ -305,7 +305,7 @@ def test_waking_vector_from_x_facs(kernel):
 def test_cpu_offline_online(kernel):
     cycles = 3
     run = boot(kernel, "--smp", "2",
-               cmdline=f"console=ttyS0 panic=-1 vtboot.guest=cpuhp,cpu1-off,dmesg "
+               cmdline=f"console=ttyS0 panic=-1 vtboot.guest=cpuhp,memlog,cpu1-off,dmesg "
                        f"vtboot.cpuhp={cycles}")
     cycle = re.compile(r"^(\d+) rc=(\d+) ms=(\d+) state=(\d) $")
     offline = [cycle.match(v) for v in run.values("cpuhp-offline")]
@@ -315,9 +315,8 @@ def test_cpu_offline_online(kernel):
     assert [(m.group(1), m.group(2), m.group(4)) for m in online] == \
         [(str(i), "0", "1") for i in range(1, cycles + 1)]
     assert run.guest["cpu1-off"] == "rc=0 "
-    # CPU 1 went through vtboot's wait-for-SIPI. (Not counted: CPU 1 prints that line from
-    # vtboot while CPU 0 prints "smpboot: CPU 1 is now offline", and the two interleave on COM1.)
-    assert "shutdown_entry: CPU 1 parks in wait-for-SIPI" in run.serial
+    # each offline went through vtboot's wait-for-SIPI
+    assert run.memlog_lines().count("shutdown_entry: CPU 1 parks in wait-for-SIPI (1 parked)") == cycles
     ms = [int(m.group(3)) for m in offline]
     down_failed = [l for l in kernel_lines(run)
                    if re.match(r"^CPU 1 DOWN state .* failed \(-16\)$", l)]

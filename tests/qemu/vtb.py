@@ -40,6 +40,10 @@ class Run:
     def has_vtboot_line(self, pattern):
         return any(re.search(pattern, l) for l in self.vtboot_lines())
 
+    def memlog_lines(self):
+        """vtboot's memory log as the guest's memlog action printed it, without "vtboot: "."""
+        return [l[len("vtboot: "):] for l in self.values("memlog") if l.startswith("vtboot: ")]
+
     def linux_ran(self):
         return "Linux version" in self.serial
 
