@@ -79,7 +79,8 @@ __attribute__((noreturn)) static void park_cpu(struct tboot_shared *sp, uint32_t
         for (uint32_t v = __atomic_load_n(&parked[w], __ATOMIC_SEQ_CST); v; v &= v - 1)
             count++;
     __atomic_store_n(&sp->num_in_wfs, count, __ATOMIC_SEQ_CST);
-    pr_info("shutdown_entry: CPU %u parks in wait-for-SIPI (%u parked)\n", apic_id, count);
+    printk_memlog_only(LOG_INFO, "shutdown_entry: CPU %u parks in wait-for-SIPI (%u parked)\n",
+                       apic_id, count);
     platform_halt_silently();
 }
 

@@ -32,5 +32,3 @@ host-unit: $(HOST_UNIT)
 
 host-test: host-unit $(BIN)/vtboot-qemu $(HOST_TESTK)
 	host/tests/run-tests.sh $(BIN)/vtboot-qemu $(HOST_TESTK)
-
-test: host-test

@@ -32,9 +32,9 @@ struct tboot_log *printk_memlog(void)
     return memlog;
 }
 
-static void emit(const char *s, size_t len)
+static void emit(bool to_console, const char *s, size_t len)
 {
-    if (console)
+    if (console && to_console)
         console(s, len);
     if (memlog)
         memlog_append(memlog, s, len);
@@ -60,25 +60,22 @@ void printk_break_lock(void)
     lock_release();
 }
 
-void printk(unsigned level, const char *fmt, ...)
+static void vprintk(bool to_console, unsigned level, const char *fmt, va_list ap)
 {
     static char line[512];
     static const char prefix[] = "vtboot: ";
-    va_list ap;
 
     if (!(loglvl & level))
         return;
     lock_acquire();
-    va_start(ap, fmt);
     int n = fmt_vsnprintf(line, sizeof(line), fmt, ap);
-    va_end(ap);
     size_t len = n < 0 ? 0 : (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1;
 
     const char *tag = level == LOG_ERR ? "ERROR: " : level == LOG_WARN ? "WARNING: " : "";
     for (size_t i = 0; i < len;) {
         if (at_line_start) {
-            emit(prefix, sizeof(prefix) - 1);
-            emit(tag, strlen(tag));
+            emit(to_console, prefix, sizeof(prefix) - 1);
+            emit(to_console, tag, strlen(tag));
             at_line_start = false;
         }
         size_t j = i;
@@ -86,10 +83,28 @@ void printk(unsigned level, const char *fmt, ...)
             j++;
         if (j < len)
             j++;                     /* include the newline */
-        emit(line + i, j - i);
+        emit(to_console, line + i, j - i);
         if (line[j - 1] == '\n')
             at_line_start = true;
         i = j;
     }
     lock_release();
+}
+
+void printk(unsigned level, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vprintk(true, level, fmt, ap);
+    va_end(ap);
+}
+
+void printk_memlog_only(unsigned level, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vprintk(false, level, fmt, ap);
+    va_end(ap);
 }

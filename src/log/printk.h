@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * vtboot's log: every line goes, prefixed "vtboot: ", to the console (serial) and to the tboot
- * memory log, filtered by loglvl. Errors and warnings carry "ERROR: " / "WARNING: ".
+ * memory log (printk_memlog_only: the memory log only), filtered by loglvl. Errors and warnings carry "ERROR: " / "WARNING: ".
  */
 #ifndef LOG_PRINTK_H
 #define LOG_PRINTK_H
@@ -19,6 +19,13 @@ void printk_set_memlog(struct tboot_log *log);
 struct tboot_log *printk_memlog(void);
 
 void printk(unsigned level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/*
+ * For a CPU that stops while Linux runs on the others and owns the console: its line would
+ * interleave with the kernel's on the UART, so it goes to the memory log only.
+ */
+void printk_memlog_only(unsigned level, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 /* For the exception handler: a fault inside printk must still be reported. */
 void printk_break_lock(void);

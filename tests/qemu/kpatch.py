@@ -26,9 +26,8 @@ DMESG = "VTBOOT-GUEST: dmesg: "
 
 def kernel_lines(run):
     """The kernel's log lines without their timestamps: what the guest's dmesg action printed,
-    then what the console printed after that. The console alone is not enough: a CPU parked in
-    vtboot prints on COM1 while the kernel prints there on another CPU, and the two interleave
-    byte by byte. Without a dmesg action: the console's lines only."""
+    then what the console printed after that: dmesg is the kernel's own record, the console
+    only what reached COM1 at its log level. Without a dmesg action: the console's lines only."""
     serial = run.serial.splitlines()
     last = max((i for i, l in enumerate(serial) if l.startswith(DMESG)), default=-1)
     dmesg = [l[len(DMESG):] for l in serial[:last + 1] if l.startswith(DMESG)]

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* printk(): line prefixes, level tags, loglvl filtering, console and memory log together. */
+/* printk(): line prefixes, level tags, loglvl filtering, console and memory log together;
+ * printk_memlog_only(). */
 #include "test_common.h"
 
 #include "log/memlog.h"
@@ -149,6 +150,22 @@ static void memlog_full_through_printk(void **state)
     assert_non_null(strstr(cons, "vtboot: line 19\n"));
 }
 
+static void memlog_only_skips_the_console(void **state)
+{
+    (void)state;
+    pr_info("both\n");
+    printk_memlog_only(LOG_INFO, "parked %u\n", 1u);
+    printk_memlog_only(LOG_DETAIL, "detail %u\n", 2u);
+    pr_warn("both again\n");
+    assert_string_equal(cons, "vtboot: both\nvtboot: WARNING: both again\n");
+    assert_string_equal(logtext(), "vtboot: both\nvtboot: parked 1\nvtboot: detail 2\n"
+                                   "vtboot: WARNING: both again\n");
+    /* loglvl filters it like any other line */
+    printk_set_loglvl(LOG_ERR);
+    printk_memlog_only(LOG_INFO, "filtered\n");
+    assert_null(strstr(logtext(), "filtered"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -158,6 +175,7 @@ int main(void)
         TS(sinks_off),
         TS(long_line_truncated),
         TS(memlog_full_through_printk),
+        TS(memlog_only_skips_the_console),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
