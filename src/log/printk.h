@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * vtboot's log: every line goes, prefixed "vtboot: ", to the console (serial) and to the tboot
- * memory log (printk_memlog_only: the memory log only), filtered by loglvl. Errors and warnings carry "ERROR: " / "WARNING: ".
+ * memory log (printk_memlog_only: the memory log only), filtered by loglvl. Errors and warnings
+ * carry "ERROR: " / "WARNING: ".
  */
 #ifndef LOG_PRINTK_H
 #define LOG_PRINTK_H
