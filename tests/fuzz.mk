@@ -31,6 +31,8 @@ FUZZ_LIBSRCS := $(VTBOOT_PURE_SRCS) tests/unit/support/phys_fake.c tests/unit/su
 FUZZ_LIBOBJS := $(patsubst %.c,$(FUZZ_OBJDIR)/obj/%.o,$(FUZZ_LIBSRCS))
 FUZZ_LIB     := $(FUZZ_OBJDIR)/libvtfuzz.a
 FUZZ_GEN     := $(FUZZ_OBJDIR)/gen_corpus
+# targets that link more: crypto compares every path with OpenSSL too
+FUZZ_LDLIBS.crypto := -lcrypto
 
 .PHONY: fuzz fuzz-smoke fuzz-build fuzz-corpus
 
@@ -46,7 +48,7 @@ $(FUZZ_LIB): $(FUZZ_LIBOBJS)
 
 $(FUZZ_OBJDIR)/%_fuzz: tests/fuzz/%_fuzz.c $(FUZZ_LIB)
 	@mkdir -p $(@D)
-	@$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -MF $@.d $< $(FUZZ_LIB) -o $@
+	@$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -MF $@.d $< $(FUZZ_LIB) $(FUZZ_LDLIBS.$*) -o $@
 
 fuzz: $(patsubst %,$(FUZZ_OBJDIR)/%_fuzz,$(FUZZ_TARGETS))
 	@tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_JOBS) $(FUZZ_OBJDIR) $(FUZZ_TARGETS)

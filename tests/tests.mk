@@ -26,7 +26,8 @@ qemu-test:
 BENCH_BIN := $(OUT)/bench/crypto_bench
 .PHONY: bench
 bench: $(BENCH_BIN)
-	@$(BENCH_BIN)
+	@mkdir -p $(OUT)
+	@$(BENCH_BIN) --json $(OUT)/bench.json
 
 $(BENCH_BIN): tests/bench/crypto_bench.c $(wildcard src/crypto/*.c src/crypto/*.h) src/lib/string.c
 	@mkdir -p $(@D)

@@ -36,6 +36,11 @@ UNIT_SUPPORT := $(sort $(wildcard tests/unit/support/*.c))
 UNIT_BINS    := $(patsubst tests/unit/%.c,$(UNIT_OBJDIR)/%,$(UNIT_SRCS))
 UNIT_LIBOBJS := $(patsubst %.c,$(UNIT_OBJDIR)/obj/%.o,$(VTBOOT_PURE_SRCS) $(UNIT_SUPPORT))
 UNIT_LIB     := $(UNIT_OBJDIR)/libvtunit.a
+# vtboot's crypto built with vtboot's own flags (-m32, general registers outside the SIMD
+# functions) and run as a 32-bit program, natively and under QEMU TCG: m32_selfcheck.c
+DEPS         += qemu-user
+UNIT_M32     := $(UNIT_OBJDIR)/crypto/m32_selfcheck
+UNIT_BINS    += $(UNIT_M32)
 # Where tests find files they read (the real-image test uses $(OUT)/bzImage if it exists).
 UNIT_ENV     := VTBOOT_OUT=$(OUT) ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
                 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
@@ -55,6 +60,15 @@ $(UNIT_LIB): $(UNIT_LIBOBJS)
 $(UNIT_OBJDIR)/%_test: tests/unit/%_test.c $(UNIT_LIB)
 	@mkdir -p $(@D)
 	@$(UNIT_CC) $(UNIT_CFLAGS) -MF $@.d $< $(UNIT_LIB) $(UNIT_LDLIBS) $(UNIT_LDLIBS.$*_test) -o $@
+
+$(UNIT_M32).elf: tests/unit/crypto/m32_selfcheck.c $(wildcard src/crypto/*.c src/crypto/*.h) \
+                 src/lib/string.c src/lib/libgcc.c
+	@mkdir -p $(@D)
+	@$(CC) $(VTBOOT_CFLAGS) -static -nostdlib -no-pie -Wl,--build-id=none -o $@ \
+		$(filter %.c,$^)
+
+$(UNIT_M32): tests/unit/crypto/m32_selfcheck.sh $(UNIT_M32).elf
+	@sed 's|@ELF@|$(abspath $(UNIT_M32).elf)|' $< > $@ && chmod +x $@
 
 unit-test: $(UNIT_BINS)
 	@$(UNIT_ENV) tests/unit/run.sh $(if $(UNIT_VERBOSE),-v) $(UNIT_BINS)

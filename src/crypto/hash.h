@@ -57,4 +57,19 @@ int hash_buffer(uint16_t alg, const void *data, size_t len, uint8_t *digest);
  */
 int hash_extend(uint16_t alg, uint8_t *pcr, const uint8_t *digest);
 
+/*
+ * One pass over a buffer for several hashes (a module measured into every PCR bank): data is
+ * fed to ctx[0..n) HASH_MULTI_CHUNK bytes at a time, so each chunk is read from memory once and
+ * is still in cache when the other contexts take it. Equivalent to hash_update on each context.
+ */
+#define HASH_MULTI_CHUNK (64u * 1024u)
+void hash_update_multi(struct hash_ctx *ctx, unsigned n, const void *data, size_t len);
+
+/*
+ * One-shot over several algorithms: outs[i] = H_algs[i](data[0..len)), hash_digest_size(algs[i])
+ * bytes each. 0, or -1 (nothing written) if any algorithm is not supported.
+ */
+int hash_multi(const uint16_t *algs, unsigned n, const void *data, size_t len,
+               uint8_t *const outs[]);
+
 #endif

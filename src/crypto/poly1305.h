@@ -15,6 +15,7 @@
 #define POLY1305_KEY_SIZE   32u
 #define POLY1305_TAG_SIZE   16u
 #define POLY1305_BLOCK_SIZE 16u
+#define POLY1305_MAX_POWERS 8u          /* r^1..r^8, for the 8-lane SIMD path */
 
 struct poly1305_ctx {
     uint32_t r[5];                      /* clamped r, 26-bit limbs */
@@ -22,6 +23,8 @@ struct poly1305_ctx {
     uint32_t s[4];                      /* s, little-endian 32-bit words */
     uint8_t buf[POLY1305_BLOCK_SIZE];
     unsigned buf_len;
+    unsigned rpow_n;                    /* rpow[0..rpow_n) = r^1..r^rpow_n, made on first use */
+    uint32_t rpow[POLY1305_MAX_POWERS][5];  /* for the SIMD paths (crypto/cpu.h), 26-bit limbs */
 };
 
 /* key = r (16 bytes, clamped here) || s (16 bytes), as in RFC 8439 §2.5. */

@@ -3,7 +3,11 @@
 #include "crypto/sha1.h"
 
 #include "crypto/bytes.h"
+#include "crypto/impl.h"
 #include "lib/string.h"
+
+/* The installed block function (crypto_set_impl); NULL: sha1_blocks_portable. */
+sha1_blocks_fn *crypto_sha1_blocks;
 
 /* §4.1.1, with Ch and Maj in equivalent forms with one operation fewer. */
 #define F_CH(x, y, z)     ((z) ^ ((x) & ((y) ^ (z))))
@@ -50,7 +54,7 @@
     } while (0)
 
 /* Processes nblocks consecutive 64-byte blocks (§6.1.2). */
-static void sha1_blocks(uint32_t state[5], const uint8_t *block, size_t nblocks)
+void sha1_blocks_portable(uint32_t state[5], const uint8_t *block, size_t nblocks)
 {
     uint32_t w[16];
 
@@ -97,13 +101,13 @@ void sha1_update(struct sha1_ctx *ctx, const void *data, size_t len)
             return;
         }
         memcpy(ctx->buf + fill, p, take);
-        sha1_blocks(ctx->state, ctx->buf, 1);
+        CRYPTO_CALL_BLOCKS(crypto_sha1_blocks, sha1_blocks_portable, ctx->state, ctx->buf, 1);
         p += take;
         len -= take;
     }
     if (len >= SHA1_BLOCK_SIZE) {
         size_t n = len / SHA1_BLOCK_SIZE;
-        sha1_blocks(ctx->state, p, n);
+        CRYPTO_CALL_BLOCKS(crypto_sha1_blocks, sha1_blocks_portable, ctx->state, p, n);
         p += n * SHA1_BLOCK_SIZE;
         len -= n * SHA1_BLOCK_SIZE;
     }
@@ -120,12 +124,12 @@ void sha1_final(struct sha1_ctx *ctx, uint8_t digest[SHA1_DIGEST_SIZE])
     ctx->buf[fill++] = 0x80;
     if (fill > SHA1_BLOCK_SIZE - 8) {
         memset(ctx->buf + fill, 0, SHA1_BLOCK_SIZE - fill);
-        sha1_blocks(ctx->state, ctx->buf, 1);
+        CRYPTO_CALL_BLOCKS(crypto_sha1_blocks, sha1_blocks_portable, ctx->state, ctx->buf, 1);
         fill = 0;
     }
     memset(ctx->buf + fill, 0, SHA1_BLOCK_SIZE - 8 - fill);
     store_be64(ctx->buf + SHA1_BLOCK_SIZE - 8, ctx->bytes << 3);
-    sha1_blocks(ctx->state, ctx->buf, 1);
+    CRYPTO_CALL_BLOCKS(crypto_sha1_blocks, sha1_blocks_portable, ctx->state, ctx->buf, 1);
 
     for (i = 0; i < 5; i++)
         store_be32(digest + 4 * i, ctx->state[i]);

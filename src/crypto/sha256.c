@@ -3,7 +3,11 @@
 #include "crypto/sha256.h"
 
 #include "crypto/bytes.h"
+#include "crypto/impl.h"
 #include "lib/string.h"
+
+/* The installed block function (crypto_set_impl); NULL: sha256_blocks_portable. */
+sha256_blocks_fn *crypto_sha256_blocks;
 
 static const uint32_t sha256_k[64] = {
     0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
@@ -33,7 +37,7 @@ static const uint32_t sha256_k[64] = {
 #define SHA2_ROUNDS 64
 #define SHA2_BLOCK_SIZE SHA256_BLOCK_SIZE
 #define SHA2_LOAD load_be32
-#define SHA2_BLOCKS sha256_blocks
+#define SHA2_BLOCKS sha256_blocks_portable
 #include "crypto/sha2_compress.h"
 
 void sha256_init(struct sha256_ctx *ctx)
@@ -65,13 +69,13 @@ void sha256_update(struct sha256_ctx *ctx, const void *data, size_t len)
             return;
         }
         memcpy(ctx->buf + fill, p, take);
-        sha256_blocks(ctx->state, ctx->buf, 1);
+        CRYPTO_CALL_BLOCKS(crypto_sha256_blocks, sha256_blocks_portable, ctx->state, ctx->buf, 1);
         p += take;
         len -= take;
     }
     if (len >= SHA256_BLOCK_SIZE) {
         size_t n = len / SHA256_BLOCK_SIZE;
-        sha256_blocks(ctx->state, p, n);
+        CRYPTO_CALL_BLOCKS(crypto_sha256_blocks, sha256_blocks_portable, ctx->state, p, n);
         p += n * SHA256_BLOCK_SIZE;
         len -= n * SHA256_BLOCK_SIZE;
     }
@@ -88,12 +92,12 @@ void sha256_final(struct sha256_ctx *ctx, uint8_t digest[SHA256_DIGEST_SIZE])
     ctx->buf[fill++] = 0x80;
     if (fill > SHA256_BLOCK_SIZE - 8) {
         memset(ctx->buf + fill, 0, SHA256_BLOCK_SIZE - fill);
-        sha256_blocks(ctx->state, ctx->buf, 1);
+        CRYPTO_CALL_BLOCKS(crypto_sha256_blocks, sha256_blocks_portable, ctx->state, ctx->buf, 1);
         fill = 0;
     }
     memset(ctx->buf + fill, 0, SHA256_BLOCK_SIZE - 8 - fill);
     store_be64(ctx->buf + SHA256_BLOCK_SIZE - 8, ctx->bytes << 3);
-    sha256_blocks(ctx->state, ctx->buf, 1);
+    CRYPTO_CALL_BLOCKS(crypto_sha256_blocks, sha256_blocks_portable, ctx->state, ctx->buf, 1);
 
     for (i = 0; i < 8; i++)
         store_be32(digest + 4 * i, ctx->state[i]);

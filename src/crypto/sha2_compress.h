@@ -4,7 +4,7 @@
  * which differ only in word size, round count, constants and the sigma functions. The file that
  * includes this defines SHA2_WORD, SHA2_K, SHA2_ROUNDS, SHA2_BLOCK_SIZE, SHA2_LOAD(p), the
  * functions CH, BSIG0, BSIG1, SSIG0, SSIG1, and SHA2_BLOCKS, the name of the function this
- * defines: static void SHA2_BLOCKS(SHA2_WORD state[8], const uint8_t *block, size_t nblocks).
+ * defines: void SHA2_BLOCKS(SHA2_WORD state[8], const uint8_t *block, size_t nblocks).
  */
 
 /* The schedule lives in a 16-word ring: w[t & 15] holds W_t once computed (step 1). */
@@ -47,7 +47,7 @@
     } while (0)
 
 /* Processes nblocks consecutive blocks. */
-static void SHA2_BLOCKS(SHA2_WORD state[8], const uint8_t *block, size_t nblocks)
+void SHA2_BLOCKS(SHA2_WORD state[8], const uint8_t *block, size_t nblocks)
 {
     SHA2_WORD w[16];
 

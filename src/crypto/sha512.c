@@ -6,7 +6,11 @@
 #include "crypto/sha512.h"
 
 #include "crypto/bytes.h"
+#include "crypto/impl.h"
 #include "lib/string.h"
+
+/* The installed block function (crypto_set_impl); NULL: sha512_blocks_portable. */
+sha512_blocks_fn *crypto_sha512_blocks;
 
 static const uint64_t sha512_k[80] = {
     0x428a2f98d728ae22ull, 0x7137449123ef65cdull, 0xb5c0fbcfec4d3b2full, 0xe9b5dba58189dbbcull,
@@ -46,7 +50,7 @@ static const uint64_t sha512_k[80] = {
 #define SHA2_ROUNDS 80
 #define SHA2_BLOCK_SIZE SHA512_BLOCK_SIZE
 #define SHA2_LOAD load_be64
-#define SHA2_BLOCKS sha512_blocks
+#define SHA2_BLOCKS sha512_blocks_portable
 #include "crypto/sha2_compress.h"
 
 void sha512_init(struct sha512_ctx *ctx)
@@ -92,13 +96,13 @@ void sha512_update(struct sha512_ctx *ctx, const void *data, size_t len)
             return;
         }
         memcpy(ctx->buf + fill, p, take);
-        sha512_blocks(ctx->state, ctx->buf, 1);
+        CRYPTO_CALL_BLOCKS(crypto_sha512_blocks, sha512_blocks_portable, ctx->state, ctx->buf, 1);
         p += take;
         len -= take;
     }
     if (len >= SHA512_BLOCK_SIZE) {
         size_t n = len / SHA512_BLOCK_SIZE;
-        sha512_blocks(ctx->state, p, n);
+        CRYPTO_CALL_BLOCKS(crypto_sha512_blocks, sha512_blocks_portable, ctx->state, p, n);
         p += n * SHA512_BLOCK_SIZE;
         len -= n * SHA512_BLOCK_SIZE;
     }
@@ -120,13 +124,13 @@ static void sha512_pad(struct sha512_ctx *ctx)
     ctx->buf[fill++] = 0x80;
     if (fill > SHA512_BLOCK_SIZE - 16) {
         memset(ctx->buf + fill, 0, SHA512_BLOCK_SIZE - fill);
-        sha512_blocks(ctx->state, ctx->buf, 1);
+        CRYPTO_CALL_BLOCKS(crypto_sha512_blocks, sha512_blocks_portable, ctx->state, ctx->buf, 1);
         fill = 0;
     }
     memset(ctx->buf + fill, 0, SHA512_BLOCK_SIZE - 16 - fill);
     store_be64(ctx->buf + SHA512_BLOCK_SIZE - 16, ctx->bytes >> 61);
     store_be64(ctx->buf + SHA512_BLOCK_SIZE - 8, ctx->bytes << 3);
-    sha512_blocks(ctx->state, ctx->buf, 1);
+    CRYPTO_CALL_BLOCKS(crypto_sha512_blocks, sha512_blocks_portable, ctx->state, ctx->buf, 1);
 }
 
 void sha512_final(struct sha512_ctx *ctx, uint8_t digest[SHA512_DIGEST_SIZE])

@@ -172,6 +172,84 @@ static void test_extend_definition_and_aliasing(void **state)
     }
 }
 
+/*
+ * hash_multi and hash_update_multi against one hash_buffer per algorithm: every subset of the
+ * four banks (in both orders), lengths around the chunk size, random splits, unaligned data.
+ */
+static void test_multi_matches_separate_hashes(void **state)
+{
+    static const uint16_t all[] = { TPM_ALG_SHA1, TPM_ALG_SHA256, TPM_ALG_SHA384,
+                                    TPM_ALG_SHA512 };
+    static const size_t lens[] = { 0, 1, 127, 128, 129, HASH_MULTI_CHUNK - 1, HASH_MULTI_CHUNK,
+                                   HASH_MULTI_CHUNK + 1, 3 * HASH_MULTI_CHUNK + 333 };
+    enum { MAX = 3 * HASH_MULTI_CHUNK + 333 + 8 };
+    static uint8_t data[MAX];
+
+    (void)state;
+    test_rng_seed();
+    test_rng_fill(data, sizeof(data));
+    for (unsigned mask = 1; mask < 16; mask++) {
+        for (int reverse = 0; reverse < 2; reverse++) {
+            uint16_t algs[4];
+            unsigned n = 0;
+            for (unsigned i = 0; i < 4; i++)
+                if (mask & (1u << i))
+                    algs[n++] = all[reverse ? 3 - i : i];
+            for (size_t l = 0; l < ARRAY_LEN(lens); l++) {
+                uint8_t got[4][HASH_MAX_DIGEST_SIZE], want[HASH_MAX_DIGEST_SIZE];
+                uint8_t *outs[4] = { got[0], got[1], got[2], got[3] };
+                struct hash_ctx ctx[4];
+                const uint8_t *p = data + l % 8;
+                size_t len = lens[l], off = 0;
+
+                assert_int_equal(hash_multi(algs, n, p, len, outs), 0);
+                for (unsigned i = 0; i < n; i++) {
+                    assert_int_equal(hash_buffer(algs[i], p, len, want), 0);
+                    if (memcmp(got[i], want, hash_digest_size(algs[i])))
+                        fail_msg("hash_multi %s differs (mask %u, length %zu)",
+                                 hash_alg_name(algs[i]), mask, len);
+                    assert_int_equal(hash_init(&ctx[i], algs[i]), 0);
+                }
+                while (off < len) {
+                    size_t k = test_rng_chunk(len - off);
+                    hash_update_multi(ctx, n, p + off, k);
+                    off += k;
+                }
+                for (unsigned i = 0; i < n; i++) {
+                    assert_int_equal(hash_buffer(algs[i], p, len, want), 0);
+                    hash_final(&ctx[i], got[i]);
+                    if (memcmp(got[i], want, hash_digest_size(algs[i])))
+                        fail_msg("hash_update_multi %s differs (mask %u, length %zu)",
+                                 hash_alg_name(algs[i]), mask, len);
+                }
+            }
+        }
+    }
+}
+
+/* More than four algorithms (a repeated bank) and an unsupported one. */
+static void test_multi_edges(void **state)
+{
+    static const uint16_t six[] = { TPM_ALG_SHA256, TPM_ALG_SHA1, TPM_ALG_SHA512,
+                                    TPM_ALG_SHA384, TPM_ALG_SHA256, TPM_ALG_SHA1 };
+    static const uint16_t bad[] = { TPM_ALG_SHA256, 0x0012 /* SM3_256 */ };
+    uint8_t got[6][HASH_MAX_DIGEST_SIZE], want[HASH_MAX_DIGEST_SIZE];
+    uint8_t *outs[6] = { got[0], got[1], got[2], got[3], got[4], got[5] };
+    static const char text[] = "one pass for every bank";
+
+    (void)state;
+    assert_int_equal(hash_multi(six, 6, text, sizeof(text) - 1, outs), 0);
+    for (unsigned i = 0; i < 6; i++) {
+        hash_buffer(six[i], text, sizeof(text) - 1, want);
+        assert_memory_equal(got[i], want, hash_digest_size(six[i]));
+    }
+    memset(got, 0xa5, sizeof(got));
+    assert_int_equal(hash_multi(bad, 2, text, sizeof(text) - 1, outs), -1);
+    for (size_t i = 0; i < sizeof(got[0]); i++)
+        assert_int_equal(got[0][i], 0xa5);     /* nothing written */
+    assert_int_equal(hash_multi(six, 0, text, sizeof(text) - 1, outs), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -181,6 +259,8 @@ int main(void)
         cmocka_unit_test(test_dispatch_matches_direct),
         cmocka_unit_test(test_extend_known_answers),
         cmocka_unit_test(test_extend_definition_and_aliasing),
+        cmocka_unit_test(test_multi_matches_separate_hashes),
+        cmocka_unit_test(test_multi_edges),
     };
     return cmocka_run_group_tests_name("crypto/hash", tests, NULL, NULL);
 }

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Our SHA-1/256/384/512 and Poly1305 against OpenSSL's libcrypto (EVP_Digest, EVP_MAC
- * "POLY1305") over random data of random lengths 0..100 KiB, one-shot and streamed.
+ * "POLY1305") over random data of random lengths 0..100 KiB, one-shot and streamed, through
+ * every implementation path this CPU can run (portable, SSE2, AVX2, AVX-512, SHA-NI: each
+ * forced in turn with crypto_set_impl; the paths run are printed): every length 0..700, odd
+ * and large lengths, buffers at every alignment 0..15, streams split at random points.
  *
  * Link with -lcrypto (not with -Wl,--as-needed in effect: all references are weak). The OpenSSL
  * functions are weak references so that the file still links without -lcrypto; the tests then
@@ -28,13 +31,15 @@
 #pragma weak EVP_MAC_update
 #pragma weak EVP_MAC_final
 
+#include "crypto/cpu.h"
 #include "crypto/hash.h"
 #include "crypto/poly1305.h"
 #include "crypto_test_util.h"
 
-enum { MAXLEN = 100 * 1024, RANDOM_ITERS = 300, EXHAUSTIVE_LEN = 700 };
+enum { MAXLEN = 100 * 1024, RANDOM_ITERS = 150, EXHAUSTIVE_LEN = 700, BIGLEN = (3 << 20) + 77 };
 
 static uint8_t *msg;
+static struct cpu_features cpu;
 
 /* Skips the calling test when the binary was linked without libcrypto. */
 #define REQUIRE_LIBCRYPTO()                                                                    \
@@ -48,7 +53,8 @@ static uint8_t *msg;
 static int setup(void **state)
 {
     (void)state;
-    msg = malloc(MAXLEN);
+    cpu_features_read(&cpu, true);      /* a host OS has SSE (and AVX, if XCR0 says so) on */
+    msg = malloc(BIGLEN + 16);
     return msg ? 0 : -1;
 }
 
@@ -91,6 +97,18 @@ static void openssl_poly1305(const uint8_t key[32], const uint8_t *data, size_t 
     EVP_MAC_free(mac);
 }
 
+static enum crypto_alg crypto_alg_of(uint16_t alg)
+{
+    switch (alg) {
+    case TPM_ALG_SHA1:
+        return CRYPTO_ALG_SHA1;
+    case TPM_ALG_SHA256:
+        return CRYPTO_ALG_SHA256;
+    default:
+        return CRYPTO_ALG_SHA512;
+    }
+}
+
 /* One message through one algorithm: ours one-shot and streamed at random points vs OpenSSL. */
 static void check_hash(uint16_t alg, const uint8_t *data, size_t len)
 {
@@ -103,7 +121,8 @@ static void check_hash(uint16_t alg, const uint8_t *data, size_t len)
     assert_int_equal(wlen, n);
     assert_int_equal(hash_buffer(alg, data, len, got), 0);
     if (memcmp(got, want, n))
-        fail_msg("%s one-shot differs from OpenSSL at length %zu", hash_alg_name(alg), len);
+        fail_msg("%s (%s path) one-shot differs from OpenSSL at length %zu", hash_alg_name(alg),
+                 crypto_impl_name(crypto_current_impl(crypto_alg_of(alg))), len);
     assert_int_equal(hash_init(&ctx, alg), 0);
     while (off < len) {
         size_t k = test_rng_chunk(len - off);
@@ -112,7 +131,8 @@ static void check_hash(uint16_t alg, const uint8_t *data, size_t len)
     }
     hash_final(&ctx, got);
     if (memcmp(got, want, n))
-        fail_msg("%s streamed differs from OpenSSL at length %zu", hash_alg_name(alg), len);
+        fail_msg("%s (%s path) streamed differs from OpenSSL at length %zu", hash_alg_name(alg),
+                 crypto_impl_name(crypto_current_impl(crypto_alg_of(alg))), len);
 }
 
 static void check_poly1305(const uint8_t key[32], const uint8_t *data, size_t len)
@@ -124,7 +144,8 @@ static void check_poly1305(const uint8_t key[32], const uint8_t *data, size_t le
     openssl_poly1305(key, data, len, want);
     poly1305_mac(key, data, len, got);
     if (memcmp(got, want, 16))
-        fail_msg("poly1305 one-shot differs from OpenSSL at length %zu", len);
+        fail_msg("poly1305 (%s path) one-shot differs from OpenSSL at length %zu",
+                 crypto_impl_name(crypto_current_impl(CRYPTO_ALG_POLY1305)), len);
     assert_true(poly1305_verify(got, want));
     poly1305_init(&ctx, key);
     while (off < len) {
@@ -134,33 +155,88 @@ static void check_poly1305(const uint8_t key[32], const uint8_t *data, size_t le
     }
     poly1305_final(&ctx, got);
     if (memcmp(got, want, 16))
-        fail_msg("poly1305 streamed differs from OpenSSL at length %zu", len);
+        fail_msg("poly1305 (%s path) streamed differs from OpenSSL at length %zu",
+                 crypto_impl_name(crypto_current_impl(CRYPTO_ALG_POLY1305)), len);
 }
 
 static const uint16_t algs[] = { TPM_ALG_SHA1, TPM_ALG_SHA256, TPM_ALG_SHA384, TPM_ALG_SHA512 };
+
+/* True (and the path installed) if this CPU can run path impl of alg. */
+static bool use_path(enum crypto_alg alg, int impl)
+{
+    if (!crypto_impl_usable(&cpu, alg, (enum crypto_impl)impl))
+        return false;
+    assert_int_equal(crypto_set_impl(alg, (enum crypto_impl)impl), 0);
+    assert_int_equal(crypto_current_impl(alg), impl);
+    return true;
+}
+
+/* Runs the statement after it once per path of alg that this CPU can run (portable always). */
+#define FOR_EACH_PATH(alg, impl_var)                                                           \
+    for (int impl_var = 0; impl_var < CRYPTO_IMPL_COUNT; impl_var++)                           \
+        if (use_path(alg, impl_var))
+
+static int teardown_paths(void **state)
+{
+    (void)state;
+    crypto_select_portable();
+    return 0;
+}
+
+static void report_paths(void)
+{
+    for (int a = 0; a < CRYPTO_ALG_COUNT; a++) {
+        print_message("%s:", crypto_alg_label((enum crypto_alg)a));
+        for (int i = 0; i < CRYPTO_IMPL_COUNT; i++)
+            if (crypto_impl_usable(&cpu, (enum crypto_alg)a, (enum crypto_impl)i))
+                print_message(" %s", crypto_impl_name((enum crypto_impl)i));
+        print_message("\n");
+    }
+}
 
 static void test_hashes_random_lengths(void **state)
 {
     (void)state;
     REQUIRE_LIBCRYPTO();
-    test_rng_seed();
-    for (int it = 0; it < RANDOM_ITERS; it++) {
-        size_t len = test_rng_upto(MAXLEN);
-        test_rng_fill(msg, len);
-        for (size_t a = 0; a < ARRAY_LEN(algs); a++)
-            check_hash(algs[a], msg, len);
+    report_paths();
+    for (size_t a = 0; a < ARRAY_LEN(algs); a++) {
+        FOR_EACH_PATH(crypto_alg_of(algs[a]), impl) {
+            test_rng_seed();
+            for (int it = 0; it < RANDOM_ITERS; it++) {
+                size_t len = test_rng_upto(MAXLEN), align = test_rng_upto(15);
+                test_rng_fill(msg + align, len);
+                check_hash(algs[a], msg + align, len);
+            }
+        }
     }
 }
 
+/* Every length 0..EXHAUSTIVE_LEN, each at an alignment of its own (len mod 16). */
 static void test_hashes_every_short_length(void **state)
 {
     (void)state;
     REQUIRE_LIBCRYPTO();
     test_rng_seed();
-    test_rng_fill(msg, EXHAUSTIVE_LEN);
-    for (size_t len = 0; len <= EXHAUSTIVE_LEN; len++)
-        for (size_t a = 0; a < ARRAY_LEN(algs); a++)
-            check_hash(algs[a], msg, len);
+    test_rng_fill(msg, EXHAUSTIVE_LEN + 16);
+    for (size_t a = 0; a < ARRAY_LEN(algs); a++)
+        FOR_EACH_PATH(crypto_alg_of(algs[a]), impl)
+            for (size_t len = 0; len <= EXHAUSTIVE_LEN; len++)
+                check_hash(algs[a], msg + len % 16, len);
+}
+
+/* A few large odd lengths, unaligned: the multi-block loops run long. */
+static void test_hashes_large(void **state)
+{
+    static const size_t lens[] = { (1 << 20) + 1, BIGLEN };
+
+    (void)state;
+    REQUIRE_LIBCRYPTO();
+    test_rng_seed();
+    test_rng_fill(msg, BIGLEN + 16);
+    for (size_t a = 0; a < ARRAY_LEN(algs); a++)
+        FOR_EACH_PATH(crypto_alg_of(algs[a]), impl)
+            for (size_t l = 0; l < ARRAY_LEN(lens); l++)
+                check_hash(algs[a], msg + 3 + l, lens[l]);
 }
 
 static void test_poly1305_random_lengths(void **state)
@@ -169,12 +245,14 @@ static void test_poly1305_random_lengths(void **state)
 
     (void)state;
     REQUIRE_LIBCRYPTO();
-    test_rng_seed();
-    for (int it = 0; it < RANDOM_ITERS; it++) {
-        size_t len = test_rng_upto(MAXLEN);
-        test_rng_fill(key, sizeof(key));
-        test_rng_fill(msg, len);
-        check_poly1305(key, msg, len);
+    FOR_EACH_PATH(CRYPTO_ALG_POLY1305, impl) {
+        test_rng_seed();
+        for (int it = 0; it < RANDOM_ITERS; it++) {
+            size_t len = test_rng_upto(MAXLEN), align = test_rng_upto(15);
+            test_rng_fill(key, sizeof(key));
+            test_rng_fill(msg + align, len);
+            check_poly1305(key, msg + align, len);
+        }
     }
 }
 
@@ -184,22 +262,38 @@ static void test_poly1305_every_short_length(void **state)
 
     (void)state;
     REQUIRE_LIBCRYPTO();
-    test_rng_seed();
-    for (size_t len = 0; len <= EXHAUSTIVE_LEN; len++) {
-        test_rng_fill(key, sizeof(key));
-        test_rng_fill(msg, len);
-        check_poly1305(key, msg, len);
+    FOR_EACH_PATH(CRYPTO_ALG_POLY1305, impl) {
+        test_rng_seed();
+        for (size_t len = 0; len <= EXHAUSTIVE_LEN; len++) {
+            test_rng_fill(key, sizeof(key));
+            test_rng_fill(msg + len % 16, len);
+            check_poly1305(key, msg + len % 16, len);
+        }
     }
 }
 
-/* Extreme limb values: all-ones / all-zero keys and messages, and random mixes of 0x00/0xff. */
-static void test_poly1305_extreme_values(void **state)
+static void test_poly1305_large(void **state)
 {
-    static const size_t lens[] = { 0, 1, 15, 16, 17, 31, 32, 33, 64, 1000, 16384, MAXLEN };
     uint8_t key[32];
 
     (void)state;
     REQUIRE_LIBCRYPTO();
+    test_rng_seed();
+    test_rng_fill(msg, BIGLEN + 16);
+    FOR_EACH_PATH(CRYPTO_ALG_POLY1305, impl) {
+        test_rng_fill(key, sizeof(key));
+        check_poly1305(key, msg + 5, BIGLEN);
+        memset(key, 0xff, sizeof(key));
+        check_poly1305(key, msg + 1, (1 << 20) + 15);
+    }
+}
+
+/* Extreme limb values: all-ones / all-zero keys and messages, and random mixes of 0x00/0xff. */
+static void poly1305_extreme_values_once(void)
+{
+    static const size_t lens[] = { 0, 1, 15, 16, 17, 31, 32, 33, 64, 1000, 16384, MAXLEN };
+    uint8_t key[32];
+
     test_rng_seed();
     for (int kind = 0; kind < 4; kind++) {
         for (size_t l = 0; l < ARRAY_LEN(lens); l++) {
@@ -223,14 +317,24 @@ static void test_poly1305_extreme_values(void **state)
     }
 }
 
+static void test_poly1305_extreme_values(void **state)
+{
+    (void)state;
+    REQUIRE_LIBCRYPTO();
+    FOR_EACH_PATH(CRYPTO_ALG_POLY1305, impl)
+        poly1305_extreme_values_once();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_hashes_random_lengths),
-        cmocka_unit_test(test_hashes_every_short_length),
-        cmocka_unit_test(test_poly1305_random_lengths),
-        cmocka_unit_test(test_poly1305_every_short_length),
-        cmocka_unit_test(test_poly1305_extreme_values),
+        cmocka_unit_test_teardown(test_hashes_random_lengths, teardown_paths),
+        cmocka_unit_test_teardown(test_hashes_every_short_length, teardown_paths),
+        cmocka_unit_test_teardown(test_hashes_large, teardown_paths),
+        cmocka_unit_test_teardown(test_poly1305_random_lengths, teardown_paths),
+        cmocka_unit_test_teardown(test_poly1305_every_short_length, teardown_paths),
+        cmocka_unit_test_teardown(test_poly1305_large, teardown_paths),
+        cmocka_unit_test_teardown(test_poly1305_extreme_values, teardown_paths),
     };
     return cmocka_run_group_tests_name("crypto/openssl_compare", tests, setup, teardown);
 }

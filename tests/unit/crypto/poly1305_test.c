@@ -177,22 +177,153 @@ static void test_boundary_splits(void **state)
     }
 }
 
-/* Worst-case limbs: all-ones key bits (after clamping) and all-ones blocks, many of them. */
-static void test_all_ones_stress_is_stable(void **state)
+/*
+ * Worst-case limbs: all-ones key bits (after clamping) and all-ones blocks, many of them, in
+ * one piece and in 48-byte pieces, against the tag computed independently (Python's integers,
+ * and `openssl mac -macopt hexkey:ff..ff POLY1305` over 65536 0xff bytes).
+ */
+static void test_all_ones_stress_known_tag(void **state)
 {
     static uint8_t msg[16 * 4096];
-    uint8_t key[POLY1305_KEY_SIZE], a[POLY1305_TAG_SIZE], b[POLY1305_TAG_SIZE];
+    uint8_t key[POLY1305_KEY_SIZE], want[POLY1305_TAG_SIZE], a[POLY1305_TAG_SIZE];
+    uint8_t b[POLY1305_TAG_SIZE];
     struct poly1305_ctx ctx;
 
     (void)state;
+    unhex("f2ad07edc89ff60973326908105868fa", want, sizeof(want));
     memset(key, 0xff, sizeof(key));
     memset(msg, 0xff, sizeof(msg));
     poly1305_mac(key, msg, sizeof(msg), a);
+    assert_memory_equal(a, want, sizeof(a));
     poly1305_init(&ctx, key);
     for (size_t off = 0; off < sizeof(msg); off += 48)
         poly1305_update(&ctx, msg + off, sizeof(msg) - off < 48 ? sizeof(msg) - off : 48);
     poly1305_final(&ctx, b);
-    assert_memory_equal(a, b, sizeof(a));
+    assert_memory_equal(b, want, sizeof(b));
+}
+
+/*
+ * An independent Poly1305 for the tests below: RFC 8439 §2.5.1 with h kept as three 64-bit
+ * words (h0 + h1 2^64 + h2 2^128) and 128-bit products, a different representation from the
+ * implementation's 26-bit limbs, so a shared mistake is unlikely.
+ */
+static void ref_poly1305(const uint8_t key[32], const uint8_t *m, size_t len, uint8_t tag[16])
+{
+    typedef unsigned __int128 u128;
+    uint64_t r0 = 0, r1 = 0, s0 = 0, s1 = 0, h0 = 0, h1 = 0, h2 = 0;
+
+    for (int i = 7; i >= 0; i--) {
+        r0 = r0 << 8 | key[i];
+        r1 = r1 << 8 | key[8 + i];
+        s0 = s0 << 8 | key[16 + i];
+        s1 = s1 << 8 | key[24 + i];
+    }
+    r0 &= 0x0ffffffc0fffffffull;
+    r1 &= 0x0ffffffc0ffffffcull;
+    while (len) {
+        uint8_t blk[17] = { 0 };
+        size_t n = len < 16 ? len : 16;
+        uint64_t m0 = 0, m1 = 0;
+        memcpy(blk, m, n);
+        blk[n] = 1;
+        for (int i = 7; i >= 0; i--) {
+            m0 = m0 << 8 | blk[i];
+            m1 = m1 << 8 | blk[8 + i];
+        }
+        /* h += block (with its 2^(8n) bit) */
+        u128 t = (u128)h0 + m0;
+        h0 = (uint64_t)t;
+        t = (u128)h1 + m1 + (uint64_t)(t >> 64);
+        h1 = (uint64_t)t;
+        h2 += (uint64_t)(t >> 64) + blk[16];
+        /* h *= r: r1 is a multiple of 4 and 2^130 = 5 (mod p), so 2^128 r1 = 5/4 r1 (mod p) */
+        uint64_t sr1 = r1 + (r1 >> 2);
+        u128 d0 = (u128)h0 * r0 + (u128)h1 * sr1;
+        u128 d1 = (u128)h0 * r1 + (u128)h1 * r0 + (u128)h2 * sr1;
+        uint64_t d2 = h2 * r0;      /* h2 < 8, r0 < 2^60 */
+        d1 += (uint64_t)(d0 >> 64);
+        d2 += (uint64_t)(d1 >> 64);
+        h0 = (uint64_t)d0;
+        h1 = (uint64_t)d1;
+        /* the part from 2^130 up, times 5, folds back in */
+        uint64_t c = (d2 >> 2) + (d2 & ~3ull);
+        h2 = d2 & 3;
+        t = (u128)h0 + c;
+        h0 = (uint64_t)t;
+        t = (u128)h1 + (uint64_t)(t >> 64);
+        h1 = (uint64_t)t;
+        h2 += (uint64_t)(t >> 64);
+        m += n;
+        len -= n;
+    }
+    /* full reduction: h - p = h + 5 - 2^130; keep it if that does not borrow */
+    u128 t = (u128)h0 + 5;
+    uint64_t g0 = (uint64_t)t;
+    t = (u128)h1 + (uint64_t)(t >> 64);
+    uint64_t g1 = (uint64_t)t;
+    uint64_t g2 = h2 + (uint64_t)(t >> 64);
+    if (g2 >> 2) {
+        h0 = g0;
+        h1 = g1;
+    }
+    t = (u128)h0 + s0;
+    h0 = (uint64_t)t;
+    h1 = h1 + s1 + (uint64_t)(t >> 64);
+    for (int i = 0; i < 8; i++) {
+        tag[i] = (uint8_t)(h0 >> (8 * i));
+        tag[8 + i] = (uint8_t)(h1 >> (8 * i));
+    }
+}
+
+/* The reference reproduces the RFC 8439 vectors (so it can be trusted below). */
+static void test_reference_matches_rfc(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < ARRAY_LEN(kats); i++) {
+        uint8_t key[POLY1305_KEY_SIZE], want[POLY1305_TAG_SIZE], tag[POLY1305_TAG_SIZE];
+        uint8_t text[512];
+        size_t len = kat_text(&kats[i], text, sizeof(text));
+        unhex(kats[i].key_hex, key, sizeof(key));
+        unhex(kats[i].tag_hex, want, sizeof(want));
+        ref_poly1305(key, text, len, tag);
+        if (memcmp(tag, want, sizeof(tag)))
+            fail_msg("%s: the reference differs", kats[i].name);
+    }
+}
+
+/* Random keys and messages, some extreme, one-shot and streamed, against the reference. */
+static void test_random_against_reference(void **state)
+{
+    enum { MAXLEN = 5000, ITERS = 1500 };
+    static uint8_t msg[MAXLEN];
+
+    (void)state;
+    test_rng_seed();
+    for (int it = 0; it < ITERS; it++) {
+        uint8_t key[POLY1305_KEY_SIZE], want[POLY1305_TAG_SIZE], got[POLY1305_TAG_SIZE];
+        struct poly1305_ctx ctx;
+        size_t len = it < 300 ? (size_t)it : test_rng_upto(MAXLEN), off = 0;
+
+        test_rng_fill(key, sizeof(key));
+        test_rng_fill(msg, len);
+        if (it % 3 == 1)
+            memset(key, 0xff, 16);
+        if (it % 5 == 2)
+            memset(msg, 0xff, len);
+        ref_poly1305(key, msg, len, want);
+        poly1305_mac(key, msg, len, got);
+        if (memcmp(got, want, sizeof(got)))
+            fail_msg("iteration %d, len %zu: one-shot tag differs from the reference", it, len);
+        poly1305_init(&ctx, key);
+        while (off < len) {
+            size_t n = test_rng_chunk(len - off);
+            poly1305_update(&ctx, msg + off, n);
+            off += n;
+        }
+        poly1305_final(&ctx, got);
+        if (memcmp(got, want, sizeof(got)))
+            fail_msg("iteration %d, len %zu: streamed tag differs from the reference", it, len);
+    }
 }
 
 static void test_verify(void **state)
@@ -240,7 +371,9 @@ int main(void)
         cmocka_unit_test(test_empty_message_tag_is_s),
         cmocka_unit_test(test_random_splits_match_oneshot),
         cmocka_unit_test(test_boundary_splits),
-        cmocka_unit_test(test_all_ones_stress_is_stable),
+        cmocka_unit_test(test_all_ones_stress_known_tag),
+        cmocka_unit_test(test_reference_matches_rfc),
+        cmocka_unit_test(test_random_against_reference),
         cmocka_unit_test(test_verify),
         cmocka_unit_test(test_final_wipes_context),
     };
