@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * vtboot's launch flow: take the loader's information, set up logging, check memory and
- * modules, load Linux with a tboot shared page, and jump. Every step that can fail says why on
- * the log and ends in a clean halt; nothing jumps into an image that was not validated.
+ * vtboot's boot flow, run by the MLE after a launch and by the pre-launch code when there is
+ * none: take the loader's information (again: nothing the pre-launch code saw is trusted),
+ * check memory and modules, load Linux with a tboot shared page, measure or not, and jump.
+ * Every step that can fail says why on the log and ends in a clean halt (which caps the PCRs
+ * once launched); nothing jumps into an image that was not validated.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -33,13 +35,11 @@
 #define VTBOOT_VERSION "unknown"
 #endif
 
-void vtboot_main(uint32_t magic, uint32_t info) __attribute__((noreturn));
 void linux_enter(uint32_t entry, uint32_t boot_params) __attribute__((noreturn));
 
 static struct vtboot_options opts;
 static struct boot_info bi;
 static struct e820_map final_map;
-static uint8_t memlog_staging[TBOOT_LOG_SIZE] __attribute__((aligned(16)));
 static struct boot_params boot_params __attribute__((aligned(4096)));
 static char kernel_cmdline[BOOT_MODSTR_MAX] __attribute__((aligned(16)));
 static uint8_t rsdp_copy[BOOT_RSDP_MAX] __attribute__((aligned(16)));
@@ -70,7 +70,7 @@ const struct vtboot_options *boot_options(void)
 
 const char *boot_cmdline(void)
 {
-    return bi.cmdline;
+    return mle_cmdline;
 }
 
 uint64_t boot_rsdp(void)
@@ -301,41 +301,59 @@ static void init_shared_page(void)
         .tboot_size = sym_addr(_end) - sym_addr(_region_start),
     };
     shared_page_init(_shared_page, &sp);
+    launch_ext_init(sp.log_addr);
     pr_info("tboot shared page at 0x%08x: version %u, log_addr 0x%x, shutdown_entry 0x%08x, "
             "tboot_base 0x%08x, tboot_size 0x%x\n", sym_addr(_shared_page),
             TBOOT_SHARED_VERSION, sp.log_addr, sp.shutdown_entry, sp.tboot_base, sp.tboot_size);
 }
 
-void vtboot_main(uint32_t magic, uint32_t info)
+void boot_log_init(void *staging, size_t size)
+{
+    options_defaults(&opts);
+    apply_log_options(&opts);
+    printk_set_memlog(memlog_init(staging, size));
+}
+
+void boot_log_options(const char *cmdline)
 {
     static struct options_diag diag;
+
+    options_defaults(&opts);
+    diag.n = 0;
+    options_parse(&opts, cmdline, &diag);
+    apply_log_options(&opts);
+    if (!opts.log_memory)
+        printk_set_memlog(0);
+    for (unsigned i = 0; i < diag.n; i++)
+        pr_warn("%s\n", diag.msg[i]);
+}
+
+void boot_banner(const char *half)
+{
+    pr_info("*********************** vtboot ***********************\n");
+    pr_info("   version %s, tboot-compatible measured launch\n", VTBOOT_VERSION);
+    pr_info("   %s\n", half);
+    pr_info("******************************************************\n");
+}
+
+const struct boot_info *boot_read_loader(uint32_t magic, uint32_t info)
+{
+    if (bootinfo_parse(magic, info, &bi, err, sizeof(err)))
+        fail("bad boot information");
+    return &bi;
+}
+
+void boot_linux(uint32_t magic, uint32_t info, bool launched)
+{
     static struct mem_range own[3];
     static struct launch_state launch;
 
-    options_defaults(&opts);
-    apply_log_options(&opts);
-    printk_set_memlog(memlog_init(memlog_staging, sizeof(memlog_staging)));
-
-    int parse_failed = bootinfo_parse(magic, info, &bi, err, sizeof(err));
-    if (!parse_failed) {
-        options_parse(&opts, bi.cmdline, &diag);
-        apply_log_options(&opts);
-        if (!opts.log_memory)
-            printk_set_memlog(0);
-    }
-    pr_info("*********************** vtboot ***********************\n");
-    pr_info("   version %s, tboot-compatible measured launch\n", VTBOOT_VERSION);
-    pr_info("******************************************************\n");
-    if (parse_failed) {
-        platform_init(0);
-        fail("bad boot information");
-    }
-    pr_info("command line: %s\n", bi.cmdline);
-    for (unsigned i = 0; i < diag.n; i++)
-        pr_warn("%s\n", diag.msg[i]);
+    boot_read_loader(magic, info);
     pr_info("loader: %s (multiboot%u)\n", bi.loader_name[0] ? bi.loader_name : "unnamed",
             bi.protocol == BOOT_MULTIBOOT2 ? 2 : 1);
-
+    if (strcmp(bi.cmdline, mle_cmdline))
+        pr_warn("the loader's command line is not the measured one; vtboot runs with the "
+                "measured one: %s\n", mle_cmdline);
     if (bi.rsdp_len)
         memcpy(rsdp_copy, bi.rsdp, bi.rsdp_len);
     platform_init(bi.rsdp_len ? sym_addr(rsdp_copy) : 0);
@@ -351,6 +369,11 @@ void vtboot_main(uint32_t magic, uint32_t info)
     }
     plan_linux(own, nown);
     init_shared_page();
-    measured_launch(&bi, &opts, &launch);
+    if (launched) {
+        launch_log_start();
+        launch_measure(&bi, &launch);
+    } else {
+        launch_unmeasured(&opts, &launch);
+    }
     start_linux();
 }

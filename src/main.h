@@ -1,15 +1,37 @@
 /* SPDX-License-Identifier: MIT */
-/* What the boot flow (main.c) decided, for the paths that run after Linux (shutdown, S3). */
+/*
+ * vtboot's boot flow (main.c), shared by both halves: the MLE runs it after a launch, the
+ * pre-launch code when there is none. And what it decided, for the paths that run after
+ * Linux (shutdown, S3).
+ */
 #ifndef MAIN_H
 #define MAIN_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
+#include "boot/bootinfo.h"
 #include "boot/options.h"
 #include "mem/e820.h"
 
+/* Logging with the default options, lines kept in a memory log formatted in `staging` until
+ * the boot flow moves it to tboot's address. */
+void boot_log_init(void *staging, size_t size);
+/* The options of `cmdline` (vtboot's own), applied to logging; bad values are reported. */
+void boot_log_options(const char *cmdline);
+void boot_banner(const char *half);
+
+/* The loader's information at `info` for the loader's `magic`, parsed and validated; halts on
+ * anything malformed. */
+const struct boot_info *boot_read_loader(uint32_t magic, uint32_t info);
+
+/* Reads the loader's information again, places and checks everything, builds the shared
+ * page, measures (launched) or lets the policy decide (not), and starts Linux. */
+__attribute__((noreturn)) void boot_linux(uint32_t magic, uint32_t info, bool launched);
+
 const struct vtboot_options *boot_options(void);
-const char *boot_cmdline(void);              /* vtboot's own, as the loader gave it */
+const char *boot_cmdline(void);              /* vtboot's own, as measured with the MLE */
 uint64_t boot_rsdp(void);                    /* 0: found by searching */
 const struct e820_map *linux_e820_map(void); /* the map Linux was given */
 

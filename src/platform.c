@@ -8,6 +8,12 @@
 
 static struct acpi_platform acpi;
 static bool acpi_ok;
+static platform_halt_hook halt_hook;
+
+void platform_set_halt_hook(platform_halt_hook hook)
+{
+    halt_hook = hook;
+}
 
 void platform_init(uint64_t rsdp)
 {
@@ -43,6 +49,8 @@ void platform_halt_silently(void)
 
 void platform_poweroff(void)
 {
+    if (!acpi_ok)
+        platform_init(0);            /* a halt before the tables were read: search for them */
     if (acpi_ok && acpi.s5_known) {
         uint32_t a = 0, b = 0;
         gas_read(&acpi.pm1a_cnt, &a);
@@ -64,6 +72,11 @@ void platform_reboot(void)
 
 void platform_halt(const char *why)
 {
+    platform_halt_hook hook = halt_hook;
+
     pr_err("HALT: %s\n", why);
+    halt_hook = 0;                   /* a halt inside the hook ends here, not in a loop */
+    if (hook)
+        hook(why);
     platform_poweroff();
 }

@@ -10,6 +10,11 @@
 void platform_init(uint64_t rsdp);
 const struct acpi_platform *platform_acpi(void);
 
+/* Runs before every halt (the launch caps its PCRs there); one hook, set once launched. */
+typedef void (*platform_halt_hook)(const char *why);
+void platform_set_halt_hook(platform_halt_hook hook);
+
+/* Says why, runs the hook, powers off. */
 __attribute__((noreturn)) void platform_halt(const char *why);
 __attribute__((noreturn)) void platform_halt_silently(void);
 __attribute__((noreturn)) void platform_poweroff(void);

@@ -3,10 +3,11 @@
  * S3 with memory integrity, as tboot does it (integrity.c, tboot.c s3_launch), bound to the
  * launched PCRs. Suspend: MAC the kernel's regions under a fresh key, seal the key, tboot's
  * s3_key and a digest of the resume state to PCR 17/18 as launched, cap the PCRs, point the
- * FACS waking vector at the low page, sleep. Resume (the firmware jumps to the low page): a new
- * dynamic launch, the same measurements again, unseal, check every region, give the kernel its
- * s3_key back and enter its resume vector in real mode. A resume that cannot prove the
- * kernel's memory unchanged never runs the kernel.
+ * FACS waking vector at the low page, sleep. Resume: the firmware jumps to the low page, whose
+ * pre-launch code asks for a new dynamic launch (prelaunch.c); the MLE confirms it and comes
+ * here: the same measurements again, unseal, check every region, give the kernel its s3_key
+ * back and enter its resume vector in real mode. A resume that cannot prove the kernel's
+ * memory unchanged never runs the kernel.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -40,9 +41,7 @@
 
 extern char _s3_state[], _s3_state_end[];
 extern char lowmem_start[], lowmem_end[];
-extern char mle_cmdline[];
 void real_mode_jump(uint32_t vector) __attribute__((noreturn));
-void vtboot_resume(void) __attribute__((noreturn));
 
 static const unsigned seal_pcrs[] = { 17, 18 };
 static struct s3_secrets secrets;
@@ -51,6 +50,11 @@ static bool resumed;                 /* since the boot, the state of the boot li
 static struct s3_state *state(void)
 {
     return (struct s3_state *)_s3_state;
+}
+
+const struct s3_state *s3_state_area(void)
+{
+    return state();
 }
 
 static struct tboot_shared *shared(void)
@@ -76,7 +80,7 @@ static void save_chipset(struct s3_state *s)
         s->lpc_config[i] = pci_read32(ICH9_LPC_DEV, 0, lpc_regs[i]);
 }
 
-static void restore_chipset(const struct s3_state *s)
+void s3_restore_chipset(const struct s3_state *s)
 {
     if (!s->lpc_config[0] || pci_read32(ICH9_LPC_DEV, 0, 0) != ICH9_LPC_ID)
         return;
@@ -264,28 +268,29 @@ static void unseal_secrets(struct s3_state *s)
         integrity_halt("the resume state changed while suspended");
 }
 
-void vtboot_resume(void)
+void s3_resume_log(void)
 {
-    struct s3_state *s = state();
-    static struct tboot_log *log;
+    const struct s3_state *s = state();
+    struct tboot_log *log = phys_map(TBOOT_LOG_ADDR, TBOOT_LOG_SIZE);
 
-    if (s->magic != S3_STATE_MAGIC || s->version != S3_STATE_VERSION || s->size != sizeof(*s))
-        platform_halt_silently();   /* not ours to resume: no console known either */
-    resumed = true;
-    apply_log_options(&s->opts);
-    log = phys_map(TBOOT_LOG_ADDR, TBOOT_LOG_SIZE);
     if (s->opts.log_memory && log && memlog_valid(log))
         printk_set_memlog(log);
-    pr_info("S3 resume: the firmware entered the waking vector\n");
-    restore_chipset(s);
-    platform_init(s->rsdp);
-    timer_init();
+}
+
+void s3_resume(void)
+{
+    struct s3_state *s = state();
+
+    resumed = true;
+    if (s->magic != S3_STATE_MAGIC || s->version != S3_STATE_VERSION || s->size != sizeof(*s))
+        integrity_halt("no S3 state of vtboot's to resume");
     if (s->regions.n > TBOOT_MAX_MAC_REGIONS || s->vl.n > VL_MAX)
         integrity_halt("the resume state is malformed");
-
-    memset(mle_cmdline, 0, BOOT_CMDLINE_MAX);
-    strlcpy(mle_cmdline, s->cmdline, BOOT_CMDLINE_MAX);
-    if (!relaunch(&s->opts, &s->vl))
+    pr_info("S3 resume: launched again; checking what was suspended\n");
+    s3_restore_chipset(s);
+    platform_init(s->rsdp);
+    launch_log_start();
+    if (!launch_extend_again(&s->vl))
         integrity_halt("the re-launch failed");
     unseal_secrets(s);
 

@@ -5,8 +5,9 @@ VTBOOT_PURE_SRCS := $(sort $(wildcard src/lib/*.c src/log/*.c src/boot/*.c src/m
                       src/linux/*.c src/tboot/*.c src/acpi/*.c src/tpm/*.c \
                       src/crypto/*.c))
 VTBOOT_PURE_SRCS := $(filter-out src/lib/libgcc.c,$(VTBOOT_PURE_SRCS))
-VTBOOT_HW_SRCS   := $(sort $(wildcard src/*.c src/drivers/*.c src/arch/x86/*.c)) src/lib/libgcc.c
-VTBOOT_ASM_SRCS  := $(sort $(wildcard src/arch/x86/*.S))
+VTBOOT_HW_SRCS   := $(sort $(wildcard src/*.c src/drivers/*.c src/arch/x86/*.c src/prelaunch/*.c \
+                      src/postlaunch/*.c)) src/lib/libgcc.c
+VTBOOT_ASM_SRCS  := $(sort $(wildcard src/arch/x86/*.S src/prelaunch/*.S src/postlaunch/*.S))
 
 VTBOOT_VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 VTBOOT_OBJDIR  := $(OUT)/obj/vtboot
@@ -33,9 +34,13 @@ $(VTBOOT_OBJDIR)/%.o: src/%.S
 	@echo "  AS      $<"
 	@$(CC) $(VTBOOT_CFLAGS) -D__ASSEMBLY__ -MMD -MP -c $< -o $@
 
-$(OUT)/vtboot: $(VTBOOT_OBJS) src/arch/x86/vtboot.ld
+# The linker script refuses initialized writable data; vtboot-pcr check-mle then checks the
+# result against its own MLE header: every byte the file loads is measured by the launch.
+$(OUT)/vtboot: $(VTBOOT_OBJS) src/arch/x86/vtboot.ld $(BIN)/vtboot-pcr
 	@echo "  LD      $@"
-	@$(CC) $(VTBOOT_LDFLAGS) -o $@ $(VTBOOT_OBJS)
+	@$(CC) $(VTBOOT_LDFLAGS) -o $@.tmp $(VTBOOT_OBJS)
+	@$(BIN)/vtboot-pcr check-mle $@.tmp >/dev/null
+	@mv -f $@.tmp $@
 
 $(OUT)/vtboot.gz: $(OUT)/vtboot
 	gzip -9 -n -c $< > $@

@@ -38,6 +38,7 @@ enum loader {
 struct boot {
     const char *vtboot, *kernel, *initrd;       /* host paths; kernel/initrd NULL or "": none */
     const char *vtboot_cmdline, *cmdline;
+    const char *grub_prelude;                   /* GRUB commands before the entry, or NULL */
 };
 
 #define BOOT_MODS_MAX 2

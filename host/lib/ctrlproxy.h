@@ -6,6 +6,12 @@
  * goes back. Between two QEMU requests we can inject our own commands (the locality-4 hash
  * sequence of a dynamic launch); QEMU requests that arrive meanwhile wait in our buffer.
  * Framing per command: tpmctrl.h.
+ *
+ * TPM fault injection (ctrlproxy_set_faults): QEMU's CMD_SET_DATAFD carries QEMU's end of the
+ * TPM data channel. With faults configured we hand swtpm one end of a socket pair of our own
+ * instead and relay between QEMU's descriptor and the other end (struct tpmrelay), answering
+ * the commands the faults name ourselves. Without faults QEMU's descriptor goes to swtpm as
+ * it is (no copy in between).
  */
 #ifndef HOST_CTRLPROXY_H
 #define HOST_CTRLPROXY_H
@@ -15,6 +21,38 @@
 #include <stdint.h>
 
 #define CTRLPROXY_MAX_FDS 8
+
+struct tpmfault_set;
+
+/*
+ * The TPM data channel, relayed. A command is what QEMU writes at once (QEMU writes each one
+ * whole and reads its answer before the next, tpm_emulator.c), i.e. what has arrived when the
+ * socket runs dry, once it is at least 10 bytes: the framing swtpm itself uses (it reads until
+ * it has a 10-byte header, and takes that read as the command). Well-formed TPM 2.0 commands
+ * (tpmfault_command) are counted and failed or forwarded; anything else is forwarded as it is
+ * (swtpm answers it as it would without us). More than TPMRELAY_CMD_MAX bytes at once (QEMU's
+ * TIS buffer is 4096) are dropped whole and answered TPM_RC_COMMAND_SIZE (0x142). Answers from
+ * swtpm are framed by their size field and passed on in one write (QEMU's probe at start-up
+ * reads its answer with a single read()).
+ */
+#define TPMRELAY_CMD_MAX 4096u
+#define TPMRELAY_RSP_MAX 4096u
+
+struct tpmrelay {
+    int qfd, sfd;                       /* QEMU's data socket, our end of swtpm's; -1: none */
+    struct tpmfault_set *faults;
+    uint8_t cmd[TPMRELAY_CMD_MAX + 1];  /* the command from QEMU being gathered */
+    size_t clen;
+    size_t dropping;                    /* >0: bytes of an oversized command dropped so far */
+    bool pending;                       /* a command is at swtpm, its answer not complete */
+    uint32_t pending_cc;                /* ... its code (0: not a TPM 2.0 command) */
+    size_t pending_len;
+    uint8_t rsp[TPMRELAY_RSP_MAX];      /* swtpm's answer being gathered */
+    size_t rlen;
+    uint8_t *toq, *tos;                 /* bytes not yet written to QEMU / to swtpm */
+    size_t toq_len, toq_off, tos_len, tos_off;
+    unsigned long commands, injected, malformed;
+};
 
 struct ctrlproxy {
     int lfd, qfd, sfd;
@@ -32,6 +70,8 @@ struct ctrlproxy {
     int holds;                  /* >0: do not forward QEMU requests (injection running) */
     bool broken;                /* a side closed or misbehaved */
     unsigned long forwarded;    /* QEMU requests forwarded */
+    struct tpmfault_set *faults;/* NULL: no fault injection, no data relay */
+    struct tpmrelay relay;
 };
 
 /* lfd: listening socket for QEMU; sfd: connected to swtpm. Both become owned by p. */
@@ -43,6 +83,9 @@ int ctrlproxy_inject(struct ctrlproxy *p, uint32_t cmd, const void *body, size_t
 /* Keeps QEMU's requests back until ctrlproxy_release() (to group several injections). */
 void ctrlproxy_hold(struct ctrlproxy *p);
 void ctrlproxy_release(struct ctrlproxy *p);
+/* Relays the TPM data channel and fails the commands faults names (NULL: none). Call before
+ * QEMU starts (CMD_SET_DATAFD is QEMU's first request); faults must outlive p. */
+void ctrlproxy_set_faults(struct ctrlproxy *p, struct tpmfault_set *faults);
 void ctrlproxy_close(struct ctrlproxy *p);
 
 #endif

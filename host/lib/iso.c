@@ -22,6 +22,8 @@ char *iso_grub_cfg(const struct boot *b, const struct boot_strings *s, bool mb1)
     char *kargs = boot_grub_args(b->cmdline);
     char *v = boot_grub_word(s->names[0]);
     char *kernel = NULL, *initrd = NULL, *cfg;
+    const char *pre = b->grub_prelude ? b->grub_prelude : "";
+    size_t npre = strlen(pre);
 
     if (s->nmods > 0) {
         char *k = boot_grub_word(s->names[1]);
@@ -48,6 +50,7 @@ char *iso_grub_cfg(const struct boot *b, const struct boot_strings *s, bool mb1)
                     "terminal_output serial\n"
                     "set timeout=0\n"
                     "set default=0\n"
+                    "%s%s"
                     "\n"
                     "menuentry 'GNU/Linux, with vtboot and Linux' --class gnu-linux --class gnu "
                     "--class os --class tboot {\n"
@@ -58,6 +61,7 @@ char *iso_grub_cfg(const struct boot *b, const struct boot_strings *s, bool mb1)
                     "%s"
                     "%s"
                     "}\n",
+                    pre, npre && pre[npre - 1] != '\n' ? "\n" : "",
                     mb, mb, v, *vargs ? " " : "", vargs, kernel ? kernel : "",
                     initrd ? initrd : "");
     free(vargs);

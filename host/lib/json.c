@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "json.h"
+#include "util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,16 +15,6 @@ static const char *ws(const char *p)
     return p;
 }
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
 
 /* p at '"'. Decodes into out (if non-NULL). Returns the char after the closing quote. */
 static const char *str(const char *p, char *out, size_t outsz)
@@ -52,7 +43,7 @@ static const char *str(const char *p, char *out, size_t outsz)
                 int v = 0;
 
                 for (int i = 0; i < 4; i++) {
-                    int h = hexval(*p++);
+                    int h = hex_digit(*p++);
 
                     if (h < 0)
                         return NULL;

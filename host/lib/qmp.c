@@ -127,13 +127,14 @@ void qmp_attach(struct qmp *q, int fd, qmp_event_fn fn, void *ctx)
     ev_add(fd, POLLIN, on_readable, q);
 }
 
-int qmp_exec(struct qmp *q, const char *cmd, const char *args_json, char *err, size_t errsz,
-             int timeout_ms)
+int qmp_call(struct qmp *q, const char *cmd, const char *args_json, char **reply, char *err,
+             size_t errsz, int timeout_ms)
 {
     int64_t end = now_ms() + timeout_ms;
     char *line;
     int rc = -1;
 
+    *reply = NULL;
     snprintf(err, errsz, "no answer");
     if (q->fd < 0 || q->eof || !q->ready) {
         snprintf(err, errsz, "QMP not connected");
@@ -150,6 +151,7 @@ int qmp_exec(struct qmp *q, const char *cmd, const char *args_json, char *err, s
                          q->wait_id);
     else
         line = xasprintf("{\"execute\":\"%s\",\"id\":%lld}\n", cmd, q->wait_id);
+    log_dbg("qmp> %.*s", (int)strcspn(line, "\n"), line);
     if (send_line(q, line) != 0) {
         snprintf(err, errsz, "cannot send to QMP");
         goto out;
@@ -168,6 +170,8 @@ int qmp_exec(struct qmp *q, const char *cmd, const char *args_json, char *err, s
         goto out;
     }
     if (json_has(q->wait_reply, "return")) {
+        *reply = q->wait_reply;
+        q->wait_reply = NULL;
         rc = 0;
     } else {
         char desc[256];
@@ -181,6 +185,59 @@ out:
     free(q->wait_reply);
     q->wait_reply = NULL;
     q->wait_id = 0;
+    return rc;
+}
+
+int qmp_exec(struct qmp *q, const char *cmd, const char *args_json, char *err, size_t errsz,
+             int timeout_ms)
+{
+    char *reply;
+    int rc = qmp_call(q, cmd, args_json, &reply, err, errsz, timeout_ms);
+
+    free(reply);
+    return rc;
+}
+
+int qmp_hmp(struct qmp *q, const char *cmdline, char **out, char *err, size_t errsz,
+            int timeout_ms)
+{
+    char args[512], quoted[400], *reply;
+    size_t n;
+
+    *out = NULL;
+    if (!json_quote(cmdline, quoted, sizeof(quoted))) {
+        snprintf(err, errsz, "HMP command too long");
+        return -1;
+    }
+    snprintf(args, sizeof(args), "{\"command-line\":%s}", quoted);
+    if (qmp_call(q, "human-monitor-command", args, &reply, err, errsz, timeout_ms) != 0)
+        return -1;
+    n = strlen(reply) + 1;      /* the decoded string is never longer than its JSON */
+    *out = xmalloc(n);
+    if (!json_get_str(reply, "return", *out, n)) {
+        snprintf(err, errsz, "HMP %s: no output string", cmdline);
+        free(*out);
+        *out = NULL;
+        free(reply);
+        return -1;
+    }
+    free(reply);
+    return 0;
+}
+
+int qmp_status(struct qmp *q, char *status, size_t statussz, char *err, size_t errsz,
+               int timeout_ms)
+{
+    char *reply;
+    int rc = 0;
+
+    if (qmp_call(q, "query-status", NULL, &reply, err, errsz, timeout_ms) != 0)
+        return -1;
+    if (!json_get_str(reply, "return.status", status, statussz)) {
+        snprintf(err, errsz, "query-status: no status");
+        rc = -1;
+    }
+    free(reply);
     return rc;
 }
 

@@ -31,6 +31,16 @@ void qmp_attach(struct qmp *q, int fd, qmp_event_fn fn, void *ctx);
  * -1 otherwise, with a reason in err. */
 int qmp_exec(struct qmp *q, const char *cmd, const char *args_json, char *err, size_t errsz,
              int timeout_ms);
+/* Like qmp_exec(); on success *reply is QEMU's whole answer line (free() it). */
+int qmp_call(struct qmp *q, const char *cmd, const char *args_json, char **reply, char *err,
+             size_t errsz, int timeout_ms);
+/* An HMP command line through human-monitor-command; on success *out is its output (decoded,
+ * free() it). */
+int qmp_hmp(struct qmp *q, const char *cmdline, char **out, char *err, size_t errsz,
+            int timeout_ms);
+/* query-status's "status" ("running", "paused", "debug", "suspended", ...) into status. */
+int qmp_status(struct qmp *q, char *status, size_t statussz, char *err, size_t errsz,
+               int timeout_ms);
 void qmp_detach(struct qmp *q);
 
 #endif

@@ -8,7 +8,7 @@
  *   tpm2_startup -c
  *   tpm2_getcap handles-nv-index                                  (unless the state is new)
  *   tpm2_nvundefine INDEX -C o                                    (if INDEX is listed)
- *   tpm2_nvdefine INDEX -C o -s SIZE -a "ownerwrite|authread|ownerread"
+ *   tpm2_nvdefine INDEX -C o -s SIZE -a "ownerwrite|authread|ownerread|no_da"
  *   tpm2_nvwrite INDEX -C o -i FILE
  *   tpm2_shutdown -c                    (TPM2_Shutdown(CLEAR): the next Startup is a clean one)
  *
@@ -21,7 +21,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define TPMPROV_ATTRS "ownerwrite|authread|ownerread"
+/* TPMA_NV (TPM 2.0 Part 2): OWNERWRITE bit 1, OWNERREAD bit 17, AUTHREAD bit 18, NO_DA bit 25;
+ * the TPM adds WRITTEN (bit 29) with the first write: 0x22060002. NO_DA: the index's password
+ * is not subject to dictionary-attack protection, so a TPM in DA lockout (a few bad passwords
+ * anywhere) still lets vtboot read the policy. */
+#define TPMPROV_ATTRS "ownerwrite|authread|ownerread|no_da"
 #define TPMPROV_MAX_SIZE 2048           /* libtpms' MAX_NV_INDEX_SIZE (TPM2_PT_NV_INDEX_MAX) */
 
 /* file: size bytes (1..TPMPROV_MAX_SIZE). fresh: the state was just made (no index can exist).

@@ -305,3 +305,24 @@ void hex_encode(const uint8_t *in, size_t len, char *out)
     }
     out[2 * len] = 0;
 }
+
+int hex_digit(int c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+int errorf(char *err, size_t errsz, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(err, errsz, fmt, ap);
+    va_end(ap);
+    return -1;
+}

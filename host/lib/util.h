@@ -42,5 +42,9 @@ int fd_set_cloexec(int fd, bool on);
 
 /* Hex encoding of len bytes into out (2*len+1 bytes). */
 void hex_encode(const uint8_t *in, size_t len, char *out);
+/* The value of a hex digit (either case), or -1. */
+int hex_digit(int c);
+/* Formats a reason into err (vsnprintf) and returns -1: `return errorf(err, n, "...", ...);` */
+int errorf(char *err, size_t errsz, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 #endif

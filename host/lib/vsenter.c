@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "vsenter.h"
+#include "util.h"
+#include "abi/mle.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -40,15 +42,9 @@ static bool hex32(const char **p, uint32_t *out)
         return false;
     s += 2;
     for (;; s++, n++) {
-        int d;
+        int d = hex_digit(*s);
 
-        if (*s >= '0' && *s <= '9')
-            d = *s - '0';
-        else if (*s >= 'a' && *s <= 'f')
-            d = *s - 'a' + 10;
-        else if (*s >= 'A' && *s <= 'F')
-            d = *s - 'A' + 10;
-        else
+        if (d < 0)
             break;
         if (n == 8)
             return false;
@@ -94,26 +90,18 @@ int vs_parse(const char *line, uint64_t lowmem, struct vs_request *rq, char *err
         snprintf(err, errsz, "unsupported protocol %u", proto);
         return -1;
     }
-    if (!lit(&p, " mle_base=") || !hex32(&p, &rq->mle_base) || !lit(&p, " mle_size=") ||
-        !hex32(&p, &rq->mle_size) || *p) {
+    if (!lit(&p, " mle_base=") || !hex32(&p, &rq->mle_base) || !lit(&p, " mle_hdr=") ||
+        !hex32(&p, &rq->mle_hdr) || *p) {
         snprintf(err, errsz, "malformed request");
         return -1;
     }
-    end = (uint64_t)rq->mle_base + rq->mle_size;
-    if (rq->mle_size == 0) {
-        snprintf(err, errsz, "mle_size is 0");
-        return -1;
-    }
-    if (rq->mle_size > VSENTER_MLE_MAX) {
-        snprintf(err, errsz, "mle_size above 0x%x", VSENTER_MLE_MAX);
-        return -1;
-    }
+    end = (uint64_t)rq->mle_hdr + sizeof(struct mle_hdr);
     if (end > (1ull << 32)) {
-        snprintf(err, errsz, "MLE range crosses 4 GiB");
+        snprintf(err, errsz, "MLE header crosses 4 GiB");
         return -1;
     }
     if (end > lowmem) {
-        snprintf(err, errsz, "MLE range not in guest RAM");
+        snprintf(err, errsz, "MLE header not in guest RAM");
         return -1;
     }
     return 0;

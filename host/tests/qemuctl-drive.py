@@ -6,8 +6,13 @@ host/tests/run-tests.sh. Prints one "ok - ..." or "FAIL - ..." line per check.
 usage: qemuctl-drive.py s3 Q G          testk action=s3 s3=2: tamper while asleep, wake twice
        qemuctl-drive.py running Q G ELF testk action=hang: gdb on a running VM, then QMP quit
        qemuctl-drive.py asleep Q        testk action=s3: wait for the suspend, never wake it
+       qemuctl-drive.py launch Q G ELF  QEMU -S, testk action=vsenter: a debugger attached from
+                                        the start breaks at the MLE's entry across the launch
+       qemuctl-drive.py launch-idle Q G QEMU -S, testk action=vsenter: a debugger attached and
+                                        idle while QMP runs the VM through the launch
 """
 import os
+import struct
 import subprocess
 import sys
 import time
@@ -110,6 +115,75 @@ def asleep(qpath):
     q.close()
 
 
+def symbols(elf):
+    out = subprocess.run(["nm", elf], check=True, stdout=subprocess.PIPE, text=True).stdout
+    return {p[2]: int(p[0], 16) for p in (line.split() for line in out.splitlines())
+            if len(p) == 3}
+
+
+def launch(qpath, gpath, elf):
+    """Like tests/qemu/kpatch.py's Stopped: QEMU starts paused (-S), the debugger sets a
+    breakpoint and continues; the launcher's own QMP stop (a T02 to this connection) must not
+    reach it: the first stop reply it sees is the breakpoint at the entry, in the entry state."""
+    sym = symbols(elf)
+    entry, hdr = sym["post_launch"], sym["testk_mle_hdr"]
+    q = Qmp(qpath)
+    g = Gdb(gpath, timeout=30)
+    check(g.status_at_connect == "VM status: paused (prelaunch)", "gdb connects to a -S VM",
+          g.status_at_connect)
+    # QEMU 7.2's stub has no QStartNoAckMode: it answers "" (unsupported), acks stay on
+    check(g._command(b"QStartNoAckMode") == b"", "QStartNoAckMode is not supported")
+    check(g._command(b"Z0,%x,1" % entry) == b"OK", "breakpoint at the MLE entry 0x%x" % entry)
+    g._send_packet(b"c")
+    first = g._read_packet(time.monotonic() + 60)
+    check(first.startswith(b"T05"), "the first stop reply is the breakpoint's T05", first)
+    raw = bytes.fromhex(g._command(b"g").decode())
+    gpr = struct.unpack_from("<16Q", raw, 0)
+    rip, eflags = struct.unpack_from("<QI", raw, 128)
+    segs = struct.unpack_from("<6I", raw, 140)
+    check(rip == entry, "rip = the entry 0x%x" % entry, hex(rip))
+    check(gpr[:8] == (0x544e5356, 0x100000, hdr, 0, 0, 0, 0, 0),
+          "eax..esp = VSNT, mle_base, mle_hdr, 0, ...", [hex(x) for x in gpr[:8]])
+    check(eflags == 2, "eflags = 0x2", hex(eflags))
+    check(segs == (0x10, 0x18, 0x18, 0x18, 0x18, 0x18), "cs 0x10, ss ds es fs gs 0x18", segs)
+    check(g.read_phys(hdr, 4) == bytes((0x5a, 0xac, 0x82, 0x90)), "the MLE header in memory")
+    check(q.status() == "debug", "run state debug at the breakpoint")
+    check(g._command(b"z0,%x,1" % entry) == b"OK", "breakpoint removed")
+    g.close(resume=True)                   # 'D': the guest reads its PCRs and powers off
+    q.close()
+
+
+def launch_idle(qpath, gpath):
+    """A debugger attached but idle while the VM runs (QMP cont) and launches: it must see
+    no stop reply at all."""
+    q = Qmp(qpath)
+    g = Gdb(gpath, timeout=30)
+    check(g.status_at_connect == "VM status: paused (prelaunch)", "gdb connects to a -S VM",
+          g.status_at_connect)
+    q.command("cont")
+    got = b""
+    g.sock.settimeout(60)
+    try:
+        while True:
+            chunk = g.sock.recv(65536)
+            if not chunk:
+                break
+            got += chunk
+    except OSError:
+        pass
+    check(b"$T" not in got and b"$S" not in got, "no stop reply reached the idle debugger", got)
+    try:
+        q.wait_event("SHUTDOWN", 10)
+    except (TimeoutError, EOFError, OSError):
+        pass
+    names = [e["event"] for e in q.events]
+    # cont, the launcher's stop and cont around the launch, the guest's poweroff
+    check(names == ["RESUME", "STOP", "RESUME", "SHUTDOWN"],
+          "QMP events RESUME, STOP, RESUME, SHUTDOWN", names)
+    g.sock.close()
+    q.close()
+
+
 def main():
     mode = sys.argv[1]
     if mode == "s3":
@@ -118,6 +192,10 @@ def main():
         running(sys.argv[2], sys.argv[3], sys.argv[4])
     elif mode == "asleep":
         asleep(sys.argv[2])
+    elif mode == "launch":
+        launch(sys.argv[2], sys.argv[3], sys.argv[4])
+    elif mode == "launch-idle":
+        launch_idle(sys.argv[2], sys.argv[3])
     else:
         sys.exit("unknown mode %s" % mode)
     sys.exit(1 if failed else 0)

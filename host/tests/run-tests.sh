@@ -258,10 +258,11 @@ nv_check() {     # NAME DIR FILE: NV index 0x01200001 holds exactly FILE, with o
         bad "$name: NV index differs from $file" "$(cat "$T/nv.err")"
     fi
     pub=$(tpm2_nvreadpublic 0x01200001 -T "$TCTI" 2>&1)
-    # ownerwrite 0x2 | ownerread 0x20000 | authread 0x40000 | written 0x20000000; no ppwrite (0x1)
-    if grep -q "value: 0x20060002" <<< "$pub" && grep -q "size: $size\$" <<< "$pub" &&
-       grep -q "friendly: ownerwrite|ownerread|authread|written" <<< "$pub" && ! grep -q ppwrite <<< "$pub"; then
-        ok "$name: attributes ownerwrite|ownerread|authread (no ppwrite), size $size"
+    # TPMA_NV: ownerwrite bit 1 (0x2) | ownerread bit 17 (0x20000) | authread bit 18 (0x40000) |
+    # no_da bit 25 (0x2000000) | written bit 29 (0x20000000) = 0x22060002; no ppwrite (bit 0)
+    if grep -q "value: 0x22060002" <<< "$pub" && grep -q "size: $size\$" <<< "$pub" &&
+       grep -q "friendly: ownerwrite|ownerread|authread|no_da|written" <<< "$pub" && ! grep -q ppwrite <<< "$pub"; then
+        ok "$name: attributes ownerwrite|ownerread|authread|no_da (no ppwrite), size $size"
     else
         bad "$name: index public area" "$pub"
     fi
@@ -325,10 +326,11 @@ grep -a "swtpm_setup (PCR banks .*) took" "$T"/banks-*.err | sed 's/^.*vtboot-qe
 # what the guest reads through the TIS (testk "nv"): a fresh temp state provisioned, then booted
 hex() { od -An -v -tx1 "$1" | tr -d ' \n'; }
 run nvboot 0 "${BASE[@]}" --policy "$P/halt.pol" --vtboot-cmdline "action=poweroff nv pcr" -v
-expect_out nvboot "TESTK: nv public: attributes=0x20060002 size=$(stat -c %s "$P/halt.pol")"
+expect_out nvboot "TESTK: nv public: attributes=0x22060002 size=$(stat -c %s "$P/halt.pol")"
 expect_out nvboot "TESTK: nv data=$(hex "$P/halt.pol")"
 expect_out nvboot "TESTK: pcr before: PCR17 sha1=$(printf 'f%.0s' {1..40})"
-grep -a "TESTK: nv read: TPM_RC_RETRY" "$T/nvboot.out" | tr -d '\r' | sed 's/^/     (libtpms) /'
+# no_da: the index is not DA-protected, so libtpms has no TPM_RC_RETRY for its first use
+if grep -aq "TESTK: nv read: TPM_RC_RETRY" "$T/nvboot.out"; then bad "nvboot: TPM_RC_RETRY on a no_da index"; else ok "nvboot: no TPM_RC_RETRY (no_da)"; fi
 grep -a "policy provisioned in" "$T/nvboot.err" | sed 's/^.*vtboot-qemu: /     /'
 # --tpm-state with --policy: provisioned into that dir, then booted from it
 run nvboot-state 0 "${BASE[@]}" --tpm-state "$S" --policy "$P/one.pol" --vtboot-cmdline "action=poweroff nv"
@@ -423,59 +425,183 @@ rc=$?
 if [ $rc = 4 ]; then ok "qemu killed: exit 4"; else bad "qemu killed: exit $rc" "$(tail -3 "$T/qemukill.err")"; fi
 check_clean "qemu killed"
 
-echo "# virtual SENTER"
-# what the host must measure: testk's read-only image, exactly as in its ELF file
+echo "# virtual SENTER (protocol 2: the launch enters the MLE; include/abi/vsenter.h)"
+# what the host must measure: testk's read-only image, exactly as in its ELF file, and where
+# its MLE header, entry point and GDT are
 objcopy -O binary -j .mle "$TESTK" "$T/mle.bin"
-pcr_expect() {   # FILE-or-"-HEX" -> "sha256 sha1" of PCR 17 after one launch
+sym() { nm "$TESTK" | awk -v s="$1" '$3 == s { print $1 }'; }
+hex8() { printf '%08x' "$1"; }
+HDR=$(sym testk_mle_hdr)
+ENTRY=$(sym post_launch)
+GDT=$(sym testk_gdt)
+MLESZ=$(hex8 "$(stat -c %s "$T/mle.bin")")
+pcr_expect() {   # FILE -> "sha256 sha1 H(MLE)" of PCR 17 after a launch of FILE's bytes
     python3 - "$1" <<'PY'
 import hashlib, sys
-a = sys.argv[1]
-if a.startswith('-'):
-    print(hashlib.sha256(b'\0' * 32 + bytes.fromhex(a[1:])).hexdigest(), '-')
-else:
-    m = open(a, 'rb').read()
-    print(hashlib.sha256(b'\0' * 32 + hashlib.sha256(m).digest()).hexdigest(),
-          hashlib.sha1(b'\0' * 20 + hashlib.sha1(m).digest()).hexdigest(), hashlib.sha256(m).hexdigest())
+m = open(sys.argv[1], 'rb').read()
+print(hashlib.sha256(b'\0' * 32 + hashlib.sha256(m).digest()).hexdigest(),
+      hashlib.sha1(b'\0' * 20 + hashlib.sha1(m).digest()).hexdigest(), hashlib.sha256(m).hexdigest())
 PY
 }
 read -r W256 W1 MLE256 <<< "$(pcr_expect "$T/mle.bin")"
 ZERO256=$(printf '0%.0s' {1..64})
-check_launch() {  # NAME
-    expect_out "$1" "TESTK: vsenter reply: VSENTER-OK 1 sha256=$MLE256"
-    expect_out "$1" "TESTK: pcr after: PCR17 sha256=$W256"
-    expect_out "$1" "TESTK: pcr after: PCR17 sha1=$W1"
-    expect_out "$1" "TESTK: pcr after: PCR18 sha256=$ZERO256"
-    expect_err "$1" "vtboot-qemu: virtual SENTER: mle 0x00100000+0x$(printf %08x "$(stat -c %s "$T/mle.bin")") sha256=$MLE256"
+FF256=$(printf 'f%.0s' {1..64})
+has_line() {     # NAME out|err LINE: that exact line (a trailing \r dropped)
+    if tr -d '\r' < "$T/$1.$2" | grep -aqxF -- "$3"; then
+        ok "$1: $2 line '$(cut -c 1-110 <<< "$3")'"
+    else
+        bad "$1: no $2 line '$3'" "$(tr -d '\r' < "$T/$1.$2" | grep -a "TESTK: \(vsenter\|launched\)\|SENTER" | tail -3)"
+    fi
 }
-run vsenter 0 "${BASE[@]}" --vtboot-cmdline "action=vsenter pcr"
-expect_out vsenter "TESTK: pcr before: PCR17 sha256=$(printf 'f%.0s' {1..64})"
+count_lines() {  # NAME out|err PREFIX N: N lines start with PREFIX
+    local n
+    n=$(tr -d '\r' < "$T/$1.$2" | awk -v p="$3" 'index($0, p) == 1' | wc -l)
+    if [ "$n" = "$4" ]; then ok "$1: $4 $2 lines '$3...'"; else bad "$1: $n $2 lines '$3...', expected $4"; fi
+}
+# the entry state testk's post_launch found (entry.S saves it before anything else), the PCRs
+# it read then, the launcher's line
+check_launch() {  # NAME [N]: launch #N (default 1) of testk's own image
+    local n=${2:-1}
+    has_line "$1" out "TESTK: mle 0x00100000+0x$MLESZ hdr 0x$HDR entry 0x$ENTRY"
+    has_line "$1" out "TESTK: launched #$n: eax=544e5356 ebx=00100000 ecx=$HDR edx=00000000 esi=00000000 edi=00000000 ebp=00000000 esp=00000000"
+    has_line "$1" out "TESTK: launched #$n: eflags=00000002 cr0=00000011 cr3=00000000 cr4=00000000 efer=00000000"
+    has_line "$1" out "TESTK: launched #$n: cs=0010 ds=0018 es=0018 fs=0018 gs=0018 ss=0018 gdt=$GDT+001f idt=00000000+0000"
+    has_line "$1" out "TESTK: pcr after: PCR17 sha256=$W256"
+    has_line "$1" out "TESTK: pcr after: PCR17 sha1=$W1"
+    has_line "$1" out "TESTK: pcr after: PCR18 sha256=$ZERO256"
+    has_line "$1" err "vtboot-qemu: virtual SENTER: launched CPU 0 at 0x$ENTRY: MLE 0x00100000+0x$MLESZ sha256=$MLE256"
+    count_lines "$1" err "vtboot-qemu: virtual SENTER: launched " "$n"
+    # a launch is not answered on the UART: the requester never runs again
+    count_lines "$1" out "TESTK: vsenter launch:" 0
+    last_err_line "$1" "vtboot-qemu: guest powered off"
+}
+run vsenter 0 "${BASE[@]}" --vtboot-cmdline "action=vsenter pcr" -v
+has_line vsenter out "TESTK: pcr before: PCR17 sha256=$FF256"
 check_launch vsenter
+grep -a "virtual SENTER took" "$T/vsenter.err" | sed 's/^.*vtboot-qemu: /     testk, 1 CPU: /'
+# the launched image asks again: a second launch from the MLE itself, PCR 17 as after one
 run vstwice 0 "${BASE[@]}" --vtboot-cmdline "action=vstwice"
-check_launch vstwice
+check_launch vstwice 2
+# malformed lines first, each answered; then the launch
 run vsgarbage 0 "${BASE[@]}" --vtboot-cmdline "action=vsgarbage"
-for want in "bad 0: VSENTER-ERR 1 not a VSENTER request" "bad 1: VSENTER-ERR 1 unsupported protocol 2" \
-            "bad 2: VSENTER-ERR 1 mle_size is 0" "bad 3: VSENTER-ERR 1 MLE range crosses 4 GiB" \
-            "bad 4: VSENTER-ERR 1 mle_size above 0x1000000" "bad 5: VSENTER-ERR 1 malformed request" \
-            "bad 6: VSENTER-ERR 1 MLE range not in guest RAM" "bad long: VSENTER-ERR 1 line too long" \
-            "bad binary: VSENTER-ERR 1 not a VSENTER request"; do
-    expect_out vsgarbage "TESTK: vsenter $want"
+for want in "bad 0: VSENTER-ERR 2 not a VSENTER request" "bad 1: VSENTER-ERR 2 unsupported protocol 1" \
+            "bad 2: VSENTER-ERR 2 malformed request" "bad 3: VSENTER-ERR 2 malformed request" \
+            "bad 4: VSENTER-ERR 2 malformed request" "bad 5: VSENTER-ERR 2 MLE header crosses 4 GiB" \
+            "bad 6: VSENTER-ERR 2 MLE header not in guest RAM" "bad long: VSENTER-ERR 2 line too long" \
+            "bad binary: VSENTER-ERR 2 not a VSENTER request"; do
+    has_line vsgarbage out "TESTK: vsenter $want"
 done
+has_line vsgarbage err "vtboot-qemu: virtual SENTER: refused: unsupported protocol 1"
+count_lines vsgarbage err "vtboot-qemu: virtual SENTER: refused: " 9
 check_launch vsgarbage
-run vsgrub 0 "${BASE[@]}" --grub --vtboot-cmdline "action=vsenter"
+# MLE headers that must be refused (copies of testk's with one field wrong, in a page-aligned
+# fake MLE at testk's `fake`), then a valid header without the GDT in its range; each refusal
+# lets testk run on (its next line), then the launch
+FK=$((0x$(sym fake)))
+run vsbadhdr 0 "${BASE[@]}" --vtboot-cmdline "action=vsbadhdr"
+while IFS='|' read -r what why; do
+    has_line vsbadhdr out "TESTK: vsenter $what: VSENTER-ERR 2 $why"
+    has_line vsbadhdr err "vtboot-qemu: virtual SENTER: refused: $why"
+done <<EOT
+no header|MLE header at 0x$(hex8 $FK): bad UUID
+bad uuid|MLE header at 0x$(hex8 $FK): bad UUID
+bad length|MLE header: length 0x30, expected 0x34
+bad version|MLE header: version 0x00020000, expected 0x00020001
+first page|MLE header: first_valid_page 0x1, expected 0
+empty range|MLE header: empty range (mle_start_off 0x2000, mle_end_off 0x2000)
+too big|MLE range of 0x1000001 bytes, above 0x1000000
+out of ram|MLE range 0x1fff0000-0x20010000 not in guest RAM
+unaligned start|MLE start 0x$(hex8 $((FK + 0x10))) not page-aligned
+header outside|MLE header at 0x$(hex8 $FK) outside the measured range 0x$(hex8 $((FK + 0x1000)))-0x$(hex8 $((FK + 0x2000)))
+header unaligned|MLE header at 0x$(hex8 $((FK + 0x1008))) not 16-byte aligned in the image
+entry outside|entry point 0x$(hex8 $((FK + 0x2000))) outside the measured range
+cmdline outside|command line 0x$(hex8 $((FK + 0x1f00)))-0x$(hex8 $((FK + 0x2001))) outside the measured range
+cmdline reversed|MLE header: cmdline_end_off 0x1e00 below cmdline_start_off 0x1f00
+reserved caps|MLE header: reserved capability bits 0x00000800
+gdt outside|CPU 0's GDT 0x$GDT-0x$(hex8 $((0x$GDT + 0x20))) is outside the MLE
+EOT
+count_lines vsbadhdr err "vtboot-qemu: virtual SENTER: refused: " 16
+check_launch vsbadhdr
+# CPU states that must be refused: interrupts on, an IDT, paging on (identity-mapped), the GDT
+# copied outside the MLE, a GDT without entry 0x18; each undone after the refusal
+GC=$((0x$(sym gdt_copy)))
+run vsbadstate 0 "${BASE[@]}" --vtboot-cmdline "action=vsbadstate"
+while IFS='|' read -r what why; do
+    has_line vsbadstate out "TESTK: vsenter $what: VSENTER-ERR 2 $why"
+    has_line vsbadstate err "vtboot-qemu: virtual SENTER: refused: $why"
+done <<EOT
+interrupts on|CPU 0 has interrupts on
+idt|CPU 0 has an IDT (limit 0x7ff): it must be empty
+paging|CPU 0 has paging on
+gdt copy|CPU 0's GDT 0x$(hex8 $GC)-0x$(hex8 $((GC + 0x20))) is outside the MLE
+gdt short|CPU 0's GDT (limit 0x17) has no entry 0x18
+EOT
+count_lines vsbadstate err "vtboot-qemu: virtual SENTER: refused: " 5
+check_launch vsbadstate
+# two CPUs: the second one spinning, then halted with interrupts on (both refused), then in
+# wait-for-SIPI after an INIT (launched)
+run vssmp 0 "${BASE[@]}" --smp 2 --vtboot-cmdline "action=vssmp pcr" -v
+has_line vssmp out "TESTK: vsenter ap spinning: VSENTER-ERR 2 CPUs 0 and 1 are both running: every CPU but the launching one must be halted"
+has_line vssmp out "TESTK: vsenter ap halted with interrupts on: VSENTER-ERR 2 CPU 1 is halted with interrupts on"
+has_line vssmp out "TESTK: ap in wait-for-SIPI"
+count_lines vssmp err "vtboot-qemu: virtual SENTER: refused: " 2
+check_launch vssmp
+grep -a "virtual SENTER took" "$T/vssmp.err" | tail -1 | sed 's/^.*vtboot-qemu: /     testk, 2 CPUs: /'
+# through GRUB (multiboot2 loads the same ELF at the same addresses), on pc with SeaBIOS's
+# second CPU left halted (interrupts off)
+run vsgrub 0 "${BASE[@]}" --grub --vtboot-cmdline "action=vsenter pcr"
 check_launch vsgrub
-run vspc 0 "${BASE[@]}" --machine pc --vtboot-cmdline "action=vsenter"
+run vspc 0 "${BASE[@]}" --machine pc --smp 2 --vtboot-cmdline "action=vsenter pcr"
 check_launch vspc
-run vsbig 0 "${BASE[@]}" --vtboot-cmdline "action=vsbig" -v
-big=$(grep -a -o 'VSENTER-OK 1 sha256=[0-9a-f]*' "$T/vsbig.out" | sed 's/.*=//')
-read -r B256 _ <<< "$(pcr_expect "-${big:-00}")"
-expect_out vsbig "TESTK: pcr after: PCR17 sha256=$B256"
-grep -a "virtual SENTER took" "$T/vsbig.err" | sed 's/^/     16 MiB: /'
+# 16 MiB at 16 MiB: a copy of testk's header, its GDT at +0x40 and a far jump to post_launch
+# at +0x80, zeros after (fresh RAM); the test builds the same bytes
+run vsbig 0 "${BASE[@]}" --vtboot-cmdline "action=vsbig pcr" -v
+python3 - "$T/mle.bin" "$T/big.bin" "$((0x$HDR - 0x100000))" "$((0x$GDT - 0x100000))" "$((0x$ENTRY))" <<'PY'
+import struct, sys
+mle, out, hdr, gdt, entry = open(sys.argv[1], 'rb').read(), sys.argv[2], *map(int, sys.argv[3:])
+b = bytearray(16 << 20)
+h = bytearray(mle[hdr:hdr + 0x34])
+struct.pack_into('<I', h, 0x18, 0x80)               # entry_point
+struct.pack_into('<I', h, 0x24, 16 << 20)           # mle_end_off
+b[0:0x34] = h
+b[0x40:0x60] = mle[gdt:gdt + 0x20]
+b[0x80:0x87] = b'\xea' + struct.pack('<I', entry) + b'\x10\x00'
+open(out, 'wb').write(b)
+PY
+read -r B256 B1 BIG256 <<< "$(pcr_expect "$T/big.bin")"
+has_line vsbig out "TESTK: big mle 0x01000000+0x01000000 entry 0x01000080"
+has_line vsbig out "TESTK: launched #1: eax=544e5356 ebx=01000000 ecx=01000000 edx=00000000 esi=00000000 edi=00000000 ebp=00000000 esp=00000000"
+has_line vsbig out "TESTK: launched #1: cs=0010 ds=0018 es=0018 fs=0018 gs=0018 ss=0018 gdt=01000040+001f idt=00000000+0000"
+has_line vsbig err "vtboot-qemu: virtual SENTER: launched CPU 0 at 0x01000080: MLE 0x01000000+0x01000000 sha256=$BIG256"
+has_line vsbig out "TESTK: pcr after: PCR17 sha256=$B256"
+has_line vsbig out "TESTK: pcr after: PCR17 sha1=$B1"
+grep -a "virtual SENTER took" "$T/vsbig.err" | sed 's/^.*vtboot-qemu: /     16 MiB: /'
+# failures that the guest cannot provoke: none before a request reaches the host
 run vsnotpm 0 "${BASE[@]}" --no-tpm --vtboot-cmdline "action=vsenter"
-expect_out vsnotpm "TESTK: vsenter reply: VSENTER-ERR 1 no TPM"
+has_line vsnotpm out "TESTK: vsenter launch: VSENTER-ERR 2 no TPM"
+has_line vsnotpm err "vtboot-qemu: virtual SENTER: refused: no TPM"
 run vsnodrtm 0 "${BASE[@]}" --no-drtm --vtboot-cmdline "action=vsenter pcr"
-expect_out vsnodrtm "TESTK: no VSENTER UART"
+has_line vsnodrtm out "TESTK: no VSENTER UART"
 run vsnodrtm2 0 "${BASE[@]}" --no-drtm --vtboot-cmdline "action=poweroff pcr"
-expect_out vsnodrtm2 "TESTK: pcr before: PCR17 sha256=$(printf 'f%.0s' {1..64})"
+has_line vsnodrtm2 out "TESTK: pcr before: PCR17 sha256=$FF256"
+# a failure once the measurement has begun (swtpm killed while testk waits, so the hash
+# sequence cannot run): QEMU quits, exit 4, and the requester never runs again
+timeout -k 5 60 "$LAUNCHER" "${BASE[@]}" --vtboot-cmdline "action=vswait" > "$T/vsfatal.out" 2> "$T/vsfatal.err" < /dev/null &
+pid=$!
+for _ in $(seq 100); do grep -aq "TESTK: waiting" "$T/vsfatal.out" && break; sleep 0.05; done
+kill -KILL "$(pgrep -P "$(pgrep -P $pid)" -x swtpm)"
+wait $pid
+rc=$?
+if [ $rc = 4 ]; then ok "vsfatal: exit 4"; else bad "vsfatal: exit $rc, expected 4" "$(tail -3 "$T/vsfatal.err")"; fi
+has_line vsfatal err "vtboot-qemu: virtual SENTER failed after the measurement: TPM control channel down"
+last_err_line vsfatal "vtboot-qemu: guest crashed (virtual SENTER failed after the measurement: TPM control channel down, "
+has_line vsfatal out "TESTK: mle 0x00100000+0x$MLESZ hdr 0x$HDR entry 0x$ENTRY"
+l=$(tr -d '\r' < "$T/vsfatal.out" | grep -a "^TESTK: " | tail -1)
+if [ "$l" = "TESTK: mle 0x00100000+0x$MLESZ hdr 0x$HDR entry 0x$ENTRY" ]; then
+    ok "vsfatal: testk's last line is its request's"
+else
+    bad "vsfatal: testk ran on after its request" "$l"
+fi
 check_clean "virtual SENTER"
 
 echo "# S3, --qmp and --gdb (tests/qemu/qemuctl.py)"
@@ -555,6 +681,31 @@ bgwait gdbrun 4
 last_err_line gdbrun "vtboot-qemu: guest crashed (SHUTDOWN host-qmp-quit"
 expect_err gdbrun "QMP event STOP"
 gone gdbrun "$S/q" "$S/g"
+# a launch, then S3: the wake-up resets the TPM, PCR 17 is all-FF again
+bg vss3 "${BASE[@]}" --qmp "$T/vss3.qmp" --vtboot-cmdline "action=s3 vsenter pmfix tpmshutdown pcr"
+timeout -k 5 60 /usr/bin/python3 -c "
+import sys; sys.path.insert(0, '$(dirname "$(realpath "$0")")/../../tests/qemu'); import qemuctl
+q = qemuctl.Qmp('$T/vss3.qmp'); q.wait_event('SUSPEND', 50); q.command('system_wakeup')" > "$T/vss3.drive" 2>&1
+bgwait vss3 0
+has_line vss3 out "TESTK: launched #1: eax=544e5356 ebx=00100000 ecx=$HDR edx=00000000 esi=00000000 edi=00000000 ebp=00000000 esp=00000000"
+count_lines vss3 out "TESTK: s3: woke up (#1 of 1) mark=11111111 " 1
+has_line vss3 out "TESTK: pcr resume: PCR17 sha256=$FF256"
+has_line vss3 err "vtboot-qemu: virtual SENTER: launched CPU 0 at 0x$ENTRY: MLE 0x00100000+0x$MLESZ sha256=$MLE256"
+last_err_line vss3 "vtboot-qemu: guest powered off"
+# a debugger attached from the start (QEMU -S) across a launch, as tests/qemu/kpatch.py does:
+# it breaks at the MLE's entry and never sees the launcher's own stop (gdbmux.h)
+bg gdblaunch "${BASE[@]}" --qmp "$S/q" --gdb "$S/g" --vtboot-cmdline "action=vsenter pcr" -v -- -S
+drive gdblaunch launch "$S/q" "$S/g" "$TESTK"
+bgwait gdblaunch 0
+has_line gdblaunch err "vtboot-qemu: virtual SENTER: launched CPU 0 at 0x$ENTRY: MLE 0x00100000+0x$MLESZ sha256=$MLE256"
+has_line gdblaunch err "vtboot-qemu: gdb: swallowed QEMU's stop reply T02thread:01;"
+has_line gdblaunch out "TESTK: pcr after: PCR17 sha256=$W256"
+gone gdblaunch "$S/q" "$S/g"
+# a debugger attached and idle while QMP lets the VM run through a launch: no stop reply
+bg gdbidle "${BASE[@]}" --qmp "$S/q" --gdb "$S/g" --vtboot-cmdline "action=vsenter pcr" -- -S
+drive gdbidle launch-idle "$S/q" "$S/g"
+bgwait gdbidle 0
+has_line gdbidle out "TESTK: pcr after: PCR17 sha256=$W256"
 # a stale socket is replaced; a live one, a file that is no socket, one path twice are refused
 /usr/bin/python3 -c "import socket; socket.socket(socket.AF_UNIX).bind('$S/stale')"
 run stale 0 "${BASE[@]}" --qmp "$S/stale"
@@ -576,6 +727,188 @@ run emptypath 1 "${BASE[@]}" --qmp ""
 run longpath 1 "${BASE[@]}" --gdb "$S/$(printf 'x%.0s' {1..120})"
 rm -f "$S/file" "$S/live"
 check_clean "S3, --qmp and --gdb"
+
+echo "# TPM fault injection (--tpm-fault), swtpm killed mid-run, a policy index in DA lockout"
+# --tpm-fault makes the launcher relay the TPM data channel and answer the named commands
+# itself (host/lib/tpmfault.c, ctrlproxy.c). testk's TPM commands: PCR_Read ("pcr": one),
+# NV_ReadPublic + NV_Read per 512 bytes ("nv", resending on 0x922); SeaBIOS sends Startup.
+TF=$T/tpmfault
+mkdir -p "$TF"
+TF_HELPER=$(dirname "$(realpath "$0")")/tpm-lockout.sh
+tf_hex() { od -An -v -tx1 "$1" | tr -d ' \n'; }
+tf_has() {        # NAME out|err LINE: that exact line (a trailing \r dropped)
+    if tr -d '\r' < "$T/$1.$2" | grep -qxF -- "$3"; then
+        ok "$1: $2 line '$(cut -c 1-120 <<< "$3")'"
+    else
+        bad "$1: no $2 line '$3'" "$(tail -3 "$T/$1.$2")"
+    fi
+}
+tf_count() {      # NAME out|err PREFIX N: N lines start with PREFIX
+    local n
+    n=$(tr -d '\r' < "$T/$1.$2" | awk -v p="$3" 'index($0, p) == 1' | wc -l)
+    if [ "$n" = "$4" ]; then ok "$1: $4 $2 lines '$3...'"; else bad "$1: $n $2 lines '$3...', expected $4"; fi
+}
+tf_last() {       # NAME LINE: the only stderr line, exactly
+    if [ "$(cat "$T/$1.err")" = "$2" ]; then ok "$1: stderr is '$2'"; else bad "$1: stderr" "$(cat "$T/$1.err")"; fi
+}
+tf_match() {      # NAME out|err ERE: a line matching ERE
+    if tr -d '\r' < "$T/$1.$2" | grep -qE -- "$3"; then ok "$1: $2 matches '$3'"; else bad "$1: no $2 line matching '$3'" "$(tail -3 "$T/$1.$2")"; fi
+}
+head -c 1100 /dev/urandom > "$TF/pol1100"     # NV_Read at offsets 0, 512, 1024
+NVHEX=$(tf_hex "$TF/pol1100")
+
+# every PCR_Read: the guest gets the code, swtpm never sees the command
+run fault-pcr 0 "${BASE[@]}" --vtboot-cmdline "action=poweroff pcr" --tpm-fault PCR_Read=0x101
+tf_has fault-pcr out "TESTK: pcr before: TPM error 0x00000101"
+tf_count fault-pcr out "TESTK: pcr before: PCR" 0
+tf_has fault-pcr err "vtboot-qemu: TPM fault: PCR_Read (0x17e) #1 answered 0x101"
+tf_count fault-pcr err "vtboot-qemu: TPM fault: " 1
+last_err_line fault-pcr "vtboot-qemu: guest powered off"
+run fault-hex 0 "${BASE[@]}" --vtboot-cmdline "action=poweroff pcr" --tpm-fault 0x17E=0x9A2
+tf_has fault-hex out "TESTK: pcr before: TPM error 0x000009a2"
+tf_has fault-hex err "vtboot-qemu: TPM fault: PCR_Read (0x17e) #1 answered 0x9a2"
+# Startup never reaches swtpm: the TPM stays un-started, so PCR_Read is TPM_RC_INITIALIZE
+run fault-startup 0 "${BASE[@]}" --vtboot-cmdline "action=poweroff pcr" --tpm-fault Startup=0x101
+tf_has fault-startup err "vtboot-qemu: TPM fault: Startup (0x144) #1 answered 0x101"
+tf_has fault-startup out "TESTK: pcr before: TPM error 0x00000100"
+# @N: only the Nth NV_Read (its offset shows which one failed)
+run fault-nth 0 "${BASE[@]}" --policy "$TF/pol1100" --vtboot-cmdline "action=poweroff nv" \
+    --tpm-fault NV_Read@2=0x101
+tf_has fault-nth out "TESTK: nv public: attributes=0x22060002 size=1100"
+tf_has fault-nth out "TESTK: nv read: TPM error 0x00000101 at offset 512"
+tf_has fault-nth err "vtboot-qemu: TPM fault: NV_Read (0x14e) #2 answered 0x101"
+tf_count fault-nth err "vtboot-qemu: TPM fault: " 1
+run fault-retry 0 "${BASE[@]}" --policy "$TF/pol1100" --vtboot-cmdline "action=poweroff nv" \
+    --tpm-fault NV_Read@1=0x922
+tf_has fault-retry out "TESTK: nv read: TPM_RC_RETRY (0x922) at offset 0, retrying"
+tf_count fault-retry out "TESTK: nv read: " 1
+tf_has fault-retry out "TESTK: nv data=$NVHEX"
+tf_count fault-retry err "vtboot-qemu: TPM fault: " 1
+# a spec for the occurrence outranks the one for every occurrence
+run fault-both 0 "${BASE[@]}" --policy "$TF/pol1100" --vtboot-cmdline "action=poweroff nv" \
+    --tpm-fault NV_Read=0x101 --tpm-fault NV_Read@1=0x922
+tf_has fault-both out "TESTK: nv read: TPM_RC_RETRY (0x922) at offset 0, retrying"
+tf_has fault-both out "TESTK: nv read: TPM error 0x00000101 at offset 0"
+tf_has fault-both err "vtboot-qemu: TPM fault: NV_Read (0x14e) #1 answered 0x922"
+tf_has fault-both err "vtboot-qemu: TPM fault: NV_Read (0x14e) #2 answered 0x101"
+tf_count fault-both err "vtboot-qemu: TPM fault: " 2
+# the relay changes nothing else: a fault on a command nobody sends, same lines as without
+# the relay; the index has no_da, so no TPM_RC_RETRY from libtpms either (host/README.md)
+run fault-none 0 "${BASE[@]}" --policy "$TF/pol1100" --vtboot-cmdline "action=poweroff pcr nv"
+run fault-idle 0 "${BASE[@]}" --policy "$TF/pol1100" --vtboot-cmdline "action=poweroff pcr nv" \
+    --tpm-fault Quote=0x101 -v
+a=$(tr -d '\r' < "$T/fault-none.out" | grep -a "^TESTK: \(pcr\|nv\)")
+b=$(tr -d '\r' < "$T/fault-idle.out" | grep -a "^TESTK: \(pcr\|nv\)")
+if [ "$a" = "$b" ] && [ "$(grep -c . <<< "$a")" = 6 ]; then
+    ok "fault-idle: the same 6 PCR/NV lines as without the relay"
+else
+    bad "fault-idle: PCR/NV lines differ from a run without the relay" "$a / $b"
+fi
+tf_has fault-idle out "TESTK: nv data=$NVHEX"
+tf_has fault-idle out "TESTK: pcr before: PCR17 sha256=$(printf 'f%.0s' {1..64})"
+tf_count fault-idle out "TESTK: nv read: " 0
+tf_count fault-idle err "vtboot-qemu: TPM fault: " 0
+tf_has fault-idle err "vtboot-qemu: TPM data channel relayed through us (fault injection)"
+tf_match fault-idle err "^vtboot-qemu: TPM data relay: .* \\([0-9]+ commands, 0 answered by faults, 0 malformed\\)$"
+if grep -q "TPM data channel relayed" "$T/fault-none.err"; then bad "fault-none: relayed without faults"; else ok "fault-none: no relay without faults"; fi
+check_clean "TPM faults"
+
+# a bad SPEC is a setup error before anything starts: one line, exit 1
+tf_bad() {        # NAME LINE ARGS...
+    local name=$1 line=$2
+    shift 2
+    run "$name" 1 "${BASE[@]}" "$@"
+    tf_last "$name" "$line"
+    [ -s "$T/$name.out" ] && bad "$name: stdout not empty" || ok "$name: nothing booted"
+}
+tf_bad fault-badname "vtboot-qemu: error: --tpm-fault 'Bogus=0x101': unknown TPM 2.0 command 'Bogus' (a name from TPM 2.0 Part 2 such as PCR_Read, or a hex code such as 0x17e; --tpm-fault list shows the names)" \
+    --tpm-fault Bogus=0x101
+tf_bad fault-badnth "vtboot-qemu: error: --tpm-fault 'PCR_Read@0=0x101': the occurrence after '@' must be a number from 1 to 1000000" \
+    --tpm-fault PCR_Read@0=0x101
+tf_bad fault-badrc "vtboot-qemu: error: --tpm-fault 'PCR_Read=101': the response code must be hex from 0x1 to 0xffffffff (e.g. 0x101, TPM_RC_FAILURE)" \
+    --tpm-fault PCR_Read=101
+tf_bad fault-noeq "vtboot-qemu: error: --tpm-fault 'PCR_Read': expected CC[:H][@N]=RC (e.g. PCR_Read=0x101, NV_Read@2=0x922, PCR_Extend:17@1=0x101)" \
+    --tpm-fault PCR_Read
+tf_bad fault-dup "vtboot-qemu: error: --tpm-fault '0x17e@2=0x1': PCR_Read #2 has a fault already" \
+    --tpm-fault PCR_Read@2=0x101 --tpm-fault 0x17e@2=0x1
+tf_bad fault-nodrtm "vtboot-qemu: error: --tpm-fault needs the TPM control-channel proxy, which --no-tpm and --no-drtm turn off" \
+    --tpm-fault PCR_Read=0x101 --no-drtm
+tf_bad fault-notpm "vtboot-qemu: error: --tpm-fault needs the TPM control-channel proxy, which --no-tpm and --no-drtm turn off" \
+    --tpm-fault PCR_Read=0x101 --no-tpm
+check_clean "TPM fault errors"
+
+# the command names: every command swtpm reports (TPM2_GetCapability(TPM_CAP_COMMANDS)) is
+# listed with the name tpm2-tools gives it (tpm2-tools 5.4 has none for 0x197, CertifyX509,
+# and prints the attribute value: only the code is checked then)
+"$LAUNCHER" --tpm-fault list > "$T/fault-list.out" 2>&1
+rc=$?
+[ $rc = 0 ] && [ "$(wc -l < "$T/fault-list.out")" = 119 ] && grep -qxF "0x0000017e PCR_Read" "$T/fault-list.out" &&
+    ok "fault-list: 119 commands, PCR_Read 0x17e" || bad "fault-list: exit $rc" "$(head -3 "$T/fault-list.out")"
+run fault-state 0 --provision-only --tpm-state "$TF/state"
+tpm_up "$TF/state"
+tpm2_getcap commands -T "$TCTI" 2> /dev/null |
+    sed -n 's/^TPM2_CC_\(.*\):$/\1/p; s/^0x[0-9a-fA-F]*:$/?/p; s/^ *commandIndex: *\(0x[0-9a-f]*\)$/\1/p' |
+    paste - - | while read -r cc_name cc_index; do printf '0x%08x %s\n' "$cc_index" "$cc_name"; done \
+    > "$T/fault-swtpm.cmds"
+tpm_down
+n=$(grep -c . "$T/fault-swtpm.cmds")
+miss=$(while read -r code name; do
+           if [ "$name" = "?" ]; then
+               grep -q "^$code " "$T/fault-list.out" || echo "$code"
+           else
+               grep -qxF "$code $name" "$T/fault-list.out" || echo "$code $name"
+           fi
+       done < "$T/fault-swtpm.cmds")
+if [ "$n" -ge 100 ] && [ -z "$miss" ]; then
+    ok "fault-list: the names and codes of all $n commands swtpm reports"
+else
+    bad "fault-list: swtpm's commands not in --tpm-fault list ($n read)" "$miss"
+fi
+
+# swtpm killed while the guest runs: a clear line, then the run ends (exit 4) after the grace
+for how in direct relay; do
+    name=swtpm-killed-$how
+    extra=()
+    [ $how = relay ] && extra=(--tpm-fault Quote=0x101)
+    "$LAUNCHER" "${BASE[@]}" --vtboot-cmdline "action=hang" --timeout 60 "${extra[@]}" \
+        > "$T/$name.out" 2> "$T/$name.err" < /dev/null &
+    pid=$!
+    for _ in $(seq 200); do grep -aq "TESTK: hanging" "$T/$name.out" && break; sleep 0.1; done
+    sw=$(pgrep -P $pid -x swtpm)
+    t0=$(date +%s%N)
+    [ -n "$sw" ] && kill -KILL "$sw"
+    wait $pid
+    rc=$?
+    ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+    if [ -n "$sw" ] && [ $rc = 4 ]; then ok "$name: exit 4"; else bad "$name: exit $rc (swtpm pid '$sw')" "$(tail -3 "$T/$name.err")"; fi
+    if [ $ms -ge 4500 ] && [ $ms -le 9000 ]; then ok "$name: ended ${ms} ms after the kill (grace 5 s)"; else bad "$name: ended ${ms} ms after the kill"; fi
+    tf_match $name err "^vtboot-qemu: swtpm ended while the guest runs \\(killed by signal 9 \\(Killed\\), at [0-9]+\\.[0-9] s\\): the TPM is gone; the run ends in 5 s unless the guest ends first\$"
+    tf_match $name err "^vtboot-qemu: guest crashed \\(swtpm ended: killed by signal 9 \\(Killed\\); QEMU stopped, [0-9]+\\.[0-9] s\\)\$"
+    last_err_line $name "vtboot-qemu: guest crashed (swtpm ended: killed by signal 9 (Killed); QEMU stopped"
+    check_clean "$name"
+done
+
+# a policy index WITHOUT no_da in a TPM in dictionary-attack lockout (tpm-lockout.sh): the guest
+# cannot read it (TPM_RC_LOCKOUT); the launcher's own provisioning (no_da) stays readable
+"$TF_HELPER" "$TF/locked" "$TF/pol1100" > "$T/lockout.out" 2>&1
+rc=$?
+if [ $rc = 0 ]; then ok "tpm-lockout.sh: exit 0"; else bad "tpm-lockout.sh: exit $rc" "$(tail -5 "$T/lockout.out")"; fi
+tf_has lockout out "tpm-lockout: $TF/locked: index 0x01200001 (1100 bytes of $TF/pol1100, no no_da) is locked out (TPM in dictionary-attack lockout, max tries 1, recovery 86400 s)"
+tf_has lockout out "  inLockout=1 TPM2_PT_LOCKOUT_COUNTER=0x1 TPM2_PT_MAX_AUTH_FAIL=0x1"
+run lockout-boot 0 "${BASE[@]}" --tpm-state "$TF/locked" --vtboot-cmdline "action=poweroff nv"
+tf_has lockout-boot out "TESTK: nv public: attributes=0x20060002 size=1100"
+tf_has lockout-boot out "TESTK: nv read: TPM error 0x00000921 at offset 0"
+run lockout-noda 0 "${BASE[@]}" --tpm-state "$TF/locked" --policy "$TF/pol1100" --vtboot-cmdline "action=poweroff nv"
+tf_has lockout-noda out "TESTK: nv public: attributes=0x22060002 size=1100"
+tf_has lockout-noda out "TESTK: nv data=$NVHEX"
+tpm_up "$TF/locked"
+tpm2_getcap properties-variable -T "$TCTI" > "$T/lockout-after.out" 2>&1
+tpm_down
+tf_has lockout-after out "  inLockout:                 1"
+"$TF_HELPER" "$TF/locked2" "$TF/nonexistent" > "$T/lockout-bad.out" 2>&1
+rc=$?
+[ $rc = 1 ] && tf_has lockout-bad out "tpm-lockout: FAILED: $TF/nonexistent: no such file" || bad "tpm-lockout.sh without a policy file: exit $rc"
+check_clean "DA lockout"
 
 echo
 [ $FAIL = 0 ] || printf 'failed: %s\n' "${FAILED[@]}"

@@ -12,7 +12,8 @@ $(OUT)/host/tests/entry.o: host/tests/guest/entry.S include/abi/multiboot1.h inc
 	@mkdir -p $(@D)
 	$(HOST_TESTK_CC) -D__ASSEMBLY__ -c -o $@ $<
 
-$(OUT)/host/tests/testk.o: host/tests/guest/testk.c include/abi/multiboot1.h include/abi/multiboot2.h include/abi/vsenter.h
+$(OUT)/host/tests/testk.o: host/tests/guest/testk.c include/abi/multiboot1.h include/abi/multiboot2.h include/abi/vsenter.h \
+                           include/abi/mle.h
 	@mkdir -p $(@D)
 	$(HOST_TESTK_CC) -c -o $@ $<
 
@@ -21,14 +22,62 @@ $(HOST_TESTK): $(HOST_TESTK_OBJ) host/tests/guest/link.ld
 	   -T host/tests/guest/link.ld -o $@ $(HOST_TESTK_OBJ)
 
 HOST_UNIT := $(OUT)/host/tests/host-unit
-$(HOST_UNIT): $(patsubst host/%.c,$(HOST_OBJDIR)/%.o,$(wildcard host/tests/unit/*.c)) $(HOST_LIB)
+# tpmfault_test.c is a binary of its own (host-unit-tpmfault)
+HOST_UNIT_SRC := $(filter-out host/tests/unit/tpmfault_test.c,$(wildcard host/tests/unit/*.c))
+$(HOST_UNIT): $(patsubst host/%.c,$(HOST_OBJDIR)/%.o,$(HOST_UNIT_SRC)) $(HOST_LIB)
+	$(HOST_CC) -o $@ $^ $(HOST_LDLIBS)
+
+HOST_UNIT_TPMFAULT := $(OUT)/host/tests/host-unit-tpmfault
+$(HOST_UNIT_TPMFAULT): $(HOST_OBJDIR)/tests/unit/tpmfault_test.o $(HOST_LIB)
 	$(HOST_CC) -o $@ $^ $(HOST_LDLIBS)
 
 -include $(patsubst host/%.c,$(HOST_OBJDIR)/%.d,$(wildcard host/tests/unit/*.c))
 
 .PHONY: host-test host-unit
-host-unit: $(HOST_UNIT)
+host-unit: $(HOST_UNIT) $(HOST_UNIT_TPMFAULT)
 	$(HOST_UNIT)
+	$(HOST_UNIT_TPMFAULT)
 
 host-test: host-unit $(BIN)/vtboot-qemu $(HOST_TESTK)
 	host/tests/run-tests.sh $(BIN)/vtboot-qemu $(HOST_TESTK)
+
+# libFuzzer targets for the launcher's parsers (clang, ASan, UBSan; not part of `make test`):
+#   make host-fuzz                 each target for HOST_FUZZ_SECONDS (60)
+#   make host-fuzz HOST_FUZZ_SECONDS=10 HOST_FUZZ_TARGETS=cpustate
+# host/tests/fuzz/<t>_fuzz.c -> $(OUT)/host/tests/fuzz/<t>_fuzz; seeds in host/tests/fuzz/corpus/<t>/
+# (cpustate: host/tests/unit/data/), the growing corpus and crashes in $(OUT)/host/tests/fuzz/.
+HOST_FUZZ_CC      ?= clang
+HOST_FUZZ_SECONDS ?= 60
+HOST_FUZZ_DIR     := $(OUT)/host/tests/fuzz
+HOST_FUZZ_ALL     := $(patsubst host/tests/fuzz/%_fuzz.c,%,$(wildcard host/tests/fuzz/*_fuzz.c))
+HOST_FUZZ_TARGETS ?= $(HOST_FUZZ_ALL)
+HOST_FUZZ_CFLAGS  := -std=gnu11 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer -Wall -Wextra \
+                     -Werror -Ihost/lib -Iinclude -fsanitize=address,undefined \
+                     -fno-sanitize-recover=all
+HOST_FUZZ_LIBSRC  := $(addprefix host/lib/,cpustate.c mlehdr.c vsenter.c gdbrsp.c gdbmux.c ev.c \
+                     log.c sig.c sock.c util.c)
+HOST_FUZZ_LIBOBJ  := $(patsubst host/%.c,$(HOST_FUZZ_DIR)/obj/%.o,$(HOST_FUZZ_LIBSRC))
+
+$(HOST_FUZZ_DIR)/obj/%.o: host/%.c
+	@mkdir -p $(@D)
+	$(HOST_FUZZ_CC) $(HOST_FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(HOST_FUZZ_DIR)/%_fuzz: host/tests/fuzz/%_fuzz.c $(HOST_FUZZ_LIBOBJ)
+	@mkdir -p $(@D)
+	$(HOST_FUZZ_CC) $(HOST_FUZZ_CFLAGS) -fsanitize=fuzzer $^ -o $@
+
+.PHONY: host-fuzz host-fuzz-build
+host-fuzz-build: $(patsubst %,$(HOST_FUZZ_DIR)/%_fuzz,$(HOST_FUZZ_ALL))
+
+host-fuzz: $(patsubst %,$(HOST_FUZZ_DIR)/%_fuzz,$(HOST_FUZZ_TARGETS))
+	@set -e; for t in $(HOST_FUZZ_TARGETS); do \
+	    seeds=host/tests/fuzz/corpus/$$t; [ $$t = cpustate ] && seeds=host/tests/unit/data; \
+	    mkdir -p $(HOST_FUZZ_DIR)/corpus/$$t $(HOST_FUZZ_DIR)/artifacts; \
+	    echo "host-fuzz: $$t for $(HOST_FUZZ_SECONDS) s"; \
+	    rc=0; $(HOST_FUZZ_DIR)/$${t}_fuzz -max_total_time=$(HOST_FUZZ_SECONDS) \
+	        -print_final_stats=1 -artifact_prefix=$(HOST_FUZZ_DIR)/artifacts/$$t- \
+	        $(HOST_FUZZ_DIR)/corpus/$$t $$seeds > $(HOST_FUZZ_DIR)/$$t.log 2>&1 || rc=$$?; \
+	    grep -E '^(#[0-9]+ +DONE|stat::number_of_executed_units|==[0-9]+==ERROR|SUMMARY)' \
+	        $(HOST_FUZZ_DIR)/$$t.log || true; \
+	    [ $$rc = 0 ] || { echo "host-fuzz: $$t failed, see $(HOST_FUZZ_DIR)/$$t.log"; exit 1; }; \
+	done

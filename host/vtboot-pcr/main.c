@@ -5,6 +5,7 @@
  *   vtboot-pcr predict --kernel F [--cmdline S] [--initrd F] [--initrd-cmdline S]
  *                      [--module F[=S]]... [--policy F] [--bank ALG]... [--pcr-map da|legacy]
  *                      [--vtboot F] [--vtboot-cmdline S] [-v]
+ *   vtboot-pcr check-mle F
  *
  * Strings are the exact ones vtboot receives from its loader: vtboot-qemu --print-cmdline and
  * --print-modules print them. Output, one line per PCR and bank: "17:sha256=<hex>".
@@ -34,7 +35,10 @@ static void usage(FILE *f)
 "  --cmdline S, --initrd-cmdline S, --module F=S, --vtboot-cmdline S: the exact strings vtboot\n"
 "  gets (vtboot-qemu --print-modules / --print-cmdline print them; QEMU includes the file name).\n"
 "  --vtboot F   vtboot's ELF (default: vtboot next to this program's bin/ directory)\n"
-"  -v           show every extend on stderr\n");
+"  -v           show every extend on stderr\n"
+"usage: vtboot-pcr check-mle F\n"
+"Checks vtboot's ELF F (or a gzip of it): a valid MLE header, every byte the file loads inside\n"
+"the MLE it describes, and the MLE made of file bytes only; exit 0, or 1 saying what is not.\n");
 }
 
 /* A file's contents, unpacked if it is gzip: what GRUB loads as a module and what tb_polgen
@@ -110,6 +114,8 @@ int main(int argc, char **argv)
     bool verbose = false;
     int c;
 
+    if (argc == 3 && strcmp(argv[1], "check-mle") == 0)
+        return mle_check_file(argv[2]) ? 1 : 0;
     if (argc < 2 || strcmp(argv[1], "predict") != 0) {
         usage(argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) ? stdout : stderr);
         return argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) ? 0 : 2;

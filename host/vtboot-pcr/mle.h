@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* vtboot's measured launch environment as the host reads it from vtboot's ELF file: the bytes
- * of [_mle_start, _mle_end) as a loader places them, with the command line vtboot copies into
- * mle_cmdline before it asks for the launch. */
+/* vtboot's measured launch environment as the host reads it from vtboot's ELF file (or
+ * vtboot.gz): the range its MLE header (abi/mle.h) gives, with the image laid out as a loader
+ * places it and the command line area filled in as the pre-launch code fills it. */
 #ifndef VTBOOT_PCR_MLE_H
 #define VTBOOT_PCR_MLE_H
 
@@ -17,5 +17,9 @@ struct mle {
 /* 0, or -1 with a message on stderr. */
 int mle_load(const char *elf_path, const char *vtboot_cmdline, struct mle *out);
 void mle_free(struct mle *m);
+
+/* `vtboot-pcr check-mle`: 0 if the MLE header is valid and every byte the file loads lies in
+ * the MLE it describes, and the MLE is all file bytes; -1 with the reasons on stderr. */
+int mle_check_file(const char *elf_path);
 
 #endif

@@ -5,6 +5,7 @@
  */
 #include "boot.h"
 #include "ev.h"
+#include "gdbmux.h"
 #include "iso.h"
 #include "log.h"
 #include "opts.h"
@@ -39,6 +40,7 @@
 #define SWTPM_STOP_GRACE_MS 2000
 #define EXIT_AFTER_SHUTDOWN_MS 10000    /* QEMU should exit by itself after SHUTDOWN */
 #define EXIT_AFTER_QMP_EOF_MS 3000
+#define SWTPM_GONE_GRACE_MS 5000        /* the guest's time to react to a dead TPM */
 
 /* a socket QEMU serves to the caller (--qmp, --gdb): we bind and listen, QEMU accepts */
 struct usock {
@@ -67,11 +69,14 @@ struct run {
     struct fate fate;
     int64_t t_qemu;
     struct usock uqmp, ugdb;
+    struct gdbmux gmux;         /* QEMU's gdbstub: the virtual SENTER's and --gdb's (gdbmux.h) */
+    bool gmux_on;
     int64_t t_suspend;          /* when the guest last suspended (0: it runs) */
     int nsuspend;
 };
 
 static struct run R;
+static char *prelude_text;              /* --grub-prelude's contents */
 
 static void on_signal(void *ctx, int fd, short revents)
 {
@@ -496,7 +501,9 @@ static int start_qemu(struct run *r, struct boot_strings *s)
     char *qmp = xasprintf("%s/qmp.sock", r->tmp);
     char *tpm = xasprintf("%s/tpm-ctrl.sock", r->tmp);
     char *vs = xasprintf("%s/vsenter.sock", r->tmp);
+    char *gdbq = xasprintf("%s/gdbstub.sock", r->tmp);
     char *initrd = NULL;
+    int gdbq_lfd = -1;
     int rc = -1;
 
     if (relay_init(&r->com1, com1, 1, r->serial_log_fd, isatty(0) == 1) != 0)
@@ -507,13 +514,24 @@ static int start_qemu(struct run *r, struct boot_strings *s)
     ev_add(r->qmp_lfd, POLLIN, on_qmp_accept, r);
     if (!r->o.no_tpm && setup_tpm(r) != 0)
         goto out;
+    /* QEMU's one gdbstub listens where only we connect; --gdb PATH is ours (gdbmux.h) */
+    if (!r->o.no_drtm || r->ugdb.fd >= 0) {
+        gdbq_lfd = sock_listen(gdbq);
+        if (gdbq_lfd < 0)
+            goto out;
+        gdbmux_init(&r->gmux, gdbq, r->ugdb.fd);
+        r->gmux_on = true;
+    }
     if (!r->o.no_drtm) {
         /* the proxy takes over both TPM control sockets */
         if (vsenter_host_init(&r->vs, vs, r->tmp, &r->qmp, r->tpm_lfd, r->swtpm_fd,
-                              (uint64_t)r->o.memory_mb << 20, r->o.machine) != 0)
+                              (uint64_t)r->o.memory_mb << 20, r->o.machine, &r->gmux,
+                              &r->fate) != 0)
             goto out;
         r->vs_on = true;
         r->tpm_lfd = r->swtpm_fd = -1;
+        if (r->vs.have_tpm)
+            ctrlproxy_set_faults(&r->vs.proxy, &r->o.tpm_faults);
     }
 
     c.machine = r->o.machine;
@@ -528,8 +546,8 @@ static int start_qemu(struct run *r, struct boot_strings *s)
         fds[so.nfds] = (struct fdmap){ r->uqmp.fd, 3 + so.nfds };
         c.user_qmp_fd = fds[so.nfds++].to;
     }
-    if (r->ugdb.fd >= 0) {
-        fds[so.nfds] = (struct fdmap){ r->ugdb.fd, 3 + so.nfds };
+    if (gdbq_lfd >= 0) {
+        fds[so.nfds] = (struct fdmap){ gdbq_lfd, 3 + so.nfds };
         c.gdb_fd = fds[so.nfds++].to;
     }
     c.extra = r->o.extra;
@@ -550,9 +568,10 @@ static int start_qemu(struct run *r, struct boot_strings *s)
     /* QEMU holds the caller's listening sockets now: once it is gone, connecting fails */
     if (r->uqmp.fd >= 0)
         close(r->uqmp.fd);
-    if (r->ugdb.fd >= 0)
-        close(r->ugdb.fd);
-    r->uqmp.fd = r->ugdb.fd = -1;
+    r->uqmp.fd = -1;
+    if (gdbq_lfd >= 0)
+        close(gdbq_lfd);        /* the gdbstub's listening socket is QEMU's now */
+    gdbq_lfd = -1;
     if (rc == 0 && r->uqmp.made)
         log_dbg("QMP for the caller on %s", r->uqmp.path);
     if (rc == 0 && r->ugdb.made)
@@ -563,6 +582,9 @@ out:
     free(qmp);
     free(tpm);
     free(vs);
+    free(gdbq);
+    if (gdbq_lfd >= 0)
+        close(gdbq_lfd);
     free(initrd);
     return rc;
 }
@@ -570,8 +592,7 @@ out:
 static void run_loop(struct run *r)
 {
     int64_t deadline = r->o.timeout_s > 0 ? r->t_qemu + (int64_t)(r->o.timeout_s * 1000) : INT64_MAX;
-    int64_t qmp_eof_at = 0;
-    bool swtpm_warned = false;
+    int64_t qmp_eof_at = 0, swtpm_gone_at = 0;
 
     for (;;) {
         int64_t now = now_ms(), wait;
@@ -583,10 +604,20 @@ static void run_loop(struct run *r)
         }
         if (proc_poll(&r->qemu))
             return;
-        if (r->swtpm.pid && !swtpm_warned && r->fate.outcome == OUT_NONE &&
+        /* swtpm gone: the guest's TPM commands fail from now on (QEMU answers them TPM_FAIL);
+         * the guest gets SWTPM_GONE_GRACE_MS to act on that (vtboot halts), then the run ends */
+        if (r->swtpm.pid && !swtpm_gone_at && r->fate.outcome == OUT_NONE &&
             proc_poll(&r->swtpm)) {
-            log_msg("warning: swtpm ended while QEMU runs (%s)", proc_status_str(&r->swtpm));
-            swtpm_warned = true;
+            swtpm_gone_at = now;
+            log_msg("swtpm ended while the guest runs (%s, at %.1f s): the TPM is gone; the run "
+                    "ends in %d s unless the guest ends first", proc_status_str(&r->swtpm),
+                    since_qemu(r), SWTPM_GONE_GRACE_MS / 1000);
+        }
+        if (swtpm_gone_at && r->fate.outcome == OUT_NONE &&
+            now - swtpm_gone_at >= SWTPM_GONE_GRACE_MS) {
+            fate_set(&r->fate, OUT_CRASH, "swtpm ended: %s; QEMU stopped",
+                     proc_status_str(&r->swtpm));
+            return;
         }
         if (now >= deadline) {
             fate_set(&r->fate, OUT_TIMEOUT, "no shutdown after %g s, QEMU killed", r->o.timeout_s);
@@ -633,6 +664,9 @@ static void cleanup(struct run *r)
         proc_stop(&r->swtpm, SWTPM_STOP_GRACE_MS);
     relay_close(&r->com1);
     usock_close(&r->uqmp);
+    if (r->gmux_on)
+        gdbmux_close(&r->gmux);
+    r->gmux_on = false;
     usock_close(&r->ugdb);
     qmp_detach(&r->qmp);
     if (r->qmp_lfd >= 0) {
@@ -759,6 +793,23 @@ int main(int argc, char **argv)
     r->boot.initrd = *r->o.initrd ? r->o.initrd : NULL;
     r->boot.cmdline = r->o.cmdline;
     r->boot.vtboot_cmdline = r->o.vtboot_cmdline;
+    if (r->o.grub_prelude) {
+        size_t len;
+        uint8_t *text = file_read_all(r->o.grub_prelude, &len, 1 << 16);
+
+        if (!r->o.grub && !r->o.make_iso) {
+            log_err("--grub-prelude needs --grub, --grub-mb1 or --make-iso");
+            return EXIT_SETUP;
+        }
+        if (!text || memchr(text, 0, len)) {
+            log_err("--grub-prelude %s: %s", r->o.grub_prelude,
+                    text ? "not a text file" : "cannot read it (at most 64 KiB)");
+            free(text);
+            return EXIT_SETUP;
+        }
+        r->boot.grub_prelude = prelude_text = xasprintf("%.*s", (int)len, (char *)text);
+        free(text);
+    }
     if (r->o.print_modules || r->o.print_cmdline)
         return print_strings(r);
     if (sig_setup() < 0) {

@@ -24,6 +24,7 @@ static void usage(FILE *f)
 "  --vtboot-cmdline S  vtboot's command line (default \"logging=serial,memory loglvl=all\")\n"
 "  --grub              boot through GRUB (multiboot2) from an ISO made by grub-mkrescue\n"
 "  --grub-mb1          the same with GRUB's multiboot/module (multiboot1)\n"
+"  --grub-prelude F    GRUB commands (a grub.cfg fragment) run before vtboot's menu entry\n"
 "  --make-iso OUT      only write that ISO (multiboot2, or multiboot1 with --grub-mb1) and exit\n"
 "  --print-modules     only print the module strings vtboot will get, one a line, and exit\n"
 "  --print-cmdline     only print the command line vtboot will get, and exit\n"
@@ -36,12 +37,21 @@ static void usage(FILE *f)
 "                      list of sha1, sha256, sha384, sha512, or \"all\" (default sha1,sha256)\n"
 "  --policy FILE       before the boot, write FILE's bytes (1 to 2048, not checked) into the\n"
 "                      TPM's NV index 0x01200001 (tboot's policy index) with tpm2-tools:\n"
-"                      attributes ownerwrite|authread|ownerread; an existing index is replaced\n"
+"                      attributes ownerwrite|authread|ownerread|no_da; an existing index is\n"
+"                      replaced\n"
 "  --provision-only    only create the state in --tpm-state DIR if it has none and write\n"
 "                      --policy FILE (if given) into it, then exit 0 without booting\n"
 "  --no-tpm            no swtpm and no TPM device\n"
 "  --no-drtm           no virtual SENTER (no VSENTER UART, no control-channel proxy):\n"
 "                      a platform without TXT\n"
+"  --tpm-fault SPEC    the TPM answers a command with an error instead of running it\n"
+"                      (repeatable): SPEC is CC[:H][@N]=RC, CC a TPM 2.0 command name\n"
+"                      (PCR_Read, NV_Read, Unseal, ...; \"--tpm-fault list\" lists them) or\n"
+"                      hex code (0x17e), H only commands with that first handle (PCR_Extend:17),\n"
+"                      N the occurrence to fail (from 1, counted over the run among the\n"
+"                      commands CC[:H] names; default: every one), RC the response code in hex (0x101:\n"
+"                      TPM_RC_FAILURE); each fault is logged (\"TPM fault: ...\"); not with\n"
+"                      --no-drtm (it needs the TPM control-channel proxy)\n"
 "  --timeout S         kill QEMU after S seconds (default 600; 0: never)\n"
 "  --serial-log FILE   also write the guest's COM1 output to FILE\n"
 "  --qmp PATH          an extra QMP socket for the caller: a unix socket at PATH that\n"
@@ -51,7 +61,9 @@ static void usage(FILE *f)
 "  --gdb PATH          QEMU's gdbstub on a unix socket at PATH (same lifetime); a debugger\n"
 "                      connecting pauses a running VM, detaching ('D') lets it run again;\n"
 "                      a suspended (S3) VM stays suspended, but 'D' would start its CPUs\n"
-"                      without a wake-up: close the connection instead (tests/qemu/qemuctl.py)\n"
+"                      without a wake-up: close the connection instead (tests/qemu/qemuctl.py);\n"
+"                      the launcher serves PATH and shares QEMU's one stub with the virtual\n"
+"                      SENTER (a launch holds the debugger's bytes and hides its own stop)\n"
 "  --keep-temp         keep the temp dir (sockets, symlinks, logs) and print its path\n"
 "  -v, --verbose       show commands, QMP traffic and timings\n"
 "  -h, --help          this text\n"
@@ -67,7 +79,8 @@ static void usage(FILE *f)
 "     command failed (its output is shown), swtpm or QEMU failed to start)\n"
 "  2  reset (guest-reset, including a triple fault: -no-reboot turns it into an exit)\n"
 "  3  timed out (QEMU killed after --timeout)\n"
-"  4  crashed (GUEST_PANICKED, QEMU died, or QMP lost before a SHUTDOWN event)\n"
+"  4  crashed (GUEST_PANICKED, QEMU died, or QMP lost before a SHUTDOWN event; or\n"
+"     swtpm died and the guest did not end within 5 s)\n"
 "  128+N  interrupted by signal N (QEMU and swtpm are stopped first)\n"
 "The last line on stderr is \"vtboot-qemu: guest <powered off|reset|timed out|crashed> ...\".\n"
 "A guest that suspends (S3) has not ended: \"guest suspended (S3)\" and \"guest woke up\"\n"
@@ -91,7 +104,7 @@ enum {
     O_KERNEL = 256, O_INITRD, O_CMDLINE, O_VTBOOT, O_VTBOOT_CMDLINE, O_GRUB, O_GRUB_MB1,
     O_MAKE_ISO, O_SMP, O_MEMORY, O_MACHINE, O_TPM_STATE, O_NO_TPM, O_NO_DRTM, O_TIMEOUT,
     O_SERIAL_LOG, O_KEEP_TEMP, O_PRINT_MODULES, O_PRINT_CMDLINE, O_POLICY, O_PROVISION_ONLY,
-    O_PCR_BANKS, O_QMP, O_GDB,
+    O_PCR_BANKS, O_QMP, O_GDB, O_TPM_FAULT, O_GRUB_PRELUDE,
 };
 
 /* "all" -> "-" (swtpm_setup: keep every bank); else a comma list of known banks, each once */
@@ -136,6 +149,7 @@ int opts_parse(struct opts *o, int argc, char **argv)
         { "vtboot-cmdline", required_argument, NULL, O_VTBOOT_CMDLINE },
         { "grub", no_argument, NULL, O_GRUB },
         { "grub-mb1", no_argument, NULL, O_GRUB_MB1 },
+        { "grub-prelude", required_argument, NULL, O_GRUB_PRELUDE },
         { "make-iso", required_argument, NULL, O_MAKE_ISO },
         { "smp", required_argument, NULL, O_SMP },
         { "memory", required_argument, NULL, O_MEMORY },
@@ -153,6 +167,7 @@ int opts_parse(struct opts *o, int argc, char **argv)
         { "pcr-banks", required_argument, NULL, O_PCR_BANKS },
         { "qmp", required_argument, NULL, O_QMP },
         { "gdb", required_argument, NULL, O_GDB },
+        { "tpm-fault", required_argument, NULL, O_TPM_FAULT },
         { "verbose", no_argument, NULL, 'v' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
@@ -180,6 +195,7 @@ int opts_parse(struct opts *o, int argc, char **argv)
             break;
         case O_GRUB: o->grub = true; break;
         case O_GRUB_MB1: o->grub = o->grub_mb1 = true; break;
+        case O_GRUB_PRELUDE: o->grub_prelude = optarg; break;
         case O_MAKE_ISO: o->make_iso = optarg; break;
         case O_SMP:
             if (parse_int("--smp", optarg, 1, 64, &o->smp) != 0)
@@ -237,6 +253,23 @@ int opts_parse(struct opts *o, int argc, char **argv)
             else
                 o->gdb_path = optarg;
             break;
+        case O_TPM_FAULT: {
+            char err[256];
+
+            if (!strcmp(optarg, "list")) {
+                uint32_t cc;
+                const char *name;
+
+                for (size_t i = 0; tpmfault_cc_entry(i, &cc, &name); i++)
+                    printf("0x%08x %s\n", cc, name);
+                return fflush(stdout) == 0 ? 1 : -1;
+            }
+            if (tpmfault_add(&o->tpm_faults, optarg, err, sizeof(err)) != 0) {
+                log_err("--tpm-fault %s", err);
+                return -1;
+            }
+            break;
+        }
         case 'v': log_verbose = 1; break;
         case 'h': usage(stdout); return 1;
         default:
@@ -252,6 +285,11 @@ int opts_parse(struct opts *o, int argc, char **argv)
     o->nextra = argc - optind;
     if (o->no_tpm && (o->tpm_state || o->policy || o->pcr_banks_set || o->provision_only)) {
         log_err("--no-tpm excludes --tpm-state, --policy, --pcr-banks and --provision-only");
+        return -1;
+    }
+    if (o->tpm_faults.n && (o->no_tpm || o->no_drtm)) {
+        log_err("--tpm-fault needs the TPM control-channel proxy, which --no-tpm and "
+                "--no-drtm turn off");
         return -1;
     }
     if (o->qmp_path && o->gdb_path && !strcmp(o->qmp_path, o->gdb_path)) {

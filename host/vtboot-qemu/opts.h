@@ -3,6 +3,8 @@
 #ifndef VTBOOT_QEMU_OPTS_H
 #define VTBOOT_QEMU_OPTS_H
 
+#include "tpmfault.h"
+
 #include <stdbool.h>
 
 /* Exit statuses: how the guest ended (documented in --help and host/README.md). */
@@ -19,6 +21,7 @@ struct opts {
     const char *kernel, *initrd, *cmdline, *vtboot, *vtboot_cmdline;
     bool kernel_set, initrd_set, cmdline_set, vtboot_set, vtboot_cmdline_set;
     bool grub, grub_mb1;
+    const char *grub_prelude;   /* --grub-prelude: grub.cfg lines before the menu entry */
     const char *make_iso;
     int smp, memory_mb;
     const char *machine;
@@ -33,6 +36,7 @@ struct opts {
     const char *serial_log;
     const char *qmp_path;       /* --qmp: an extra QMP socket for the caller */
     const char *gdb_path;       /* --gdb: QEMU's gdbstub on a unix socket */
+    struct tpmfault_set tpm_faults;     /* --tpm-fault SPEC (repeatable) */
     bool keep_temp;
     bool print_modules, print_cmdline;
     char **extra;               /* after "--" */

@@ -35,7 +35,7 @@ void qemu_argv(struct strv *a, const struct qemu_cfg *c)
     strv_addf(a, "socket,id=qmp,path=%s", c->qmp_sock);
     strv_add(a, "-mon");
     strv_add(a, "chardev=qmp,mode=control");
-    /* the caller's sockets: we listen, QEMU accepts (server=on with an inherited fd), so each
+    /* the caller's QMP socket: we listen, QEMU accepts (server=on with an inherited fd), so it
      * exists before QEMU starts and a client may connect at any time */
     if (c->user_qmp_fd >= 0) {
         strv_add(a, "-chardev");
@@ -43,6 +43,9 @@ void qemu_argv(struct strv *a, const struct qemu_cfg *c)
         strv_add(a, "-mon");
         strv_add(a, "chardev=usrqmp,mode=control");
     }
+    /* the gdbstub, on a socket only the launcher connects to: the virtual SENTER writes the
+     * launching CPU's registers through it, and --gdb PATH's debugger reaches it through the
+     * launcher (gdbmux.h) */
     if (c->gdb_fd >= 0) {
         strv_add(a, "-chardev");
         strv_addf(a, "socket,id=gdb0,fd=%d,server=on,wait=off", c->gdb_fd);

@@ -15,7 +15,7 @@ struct qemu_cfg {
     const char *vsenter_sock;   /* NULL: no VSENTER UART */
     /* listening sockets QEMU serves, as descriptor numbers in QEMU (-1: none) */
     int user_qmp_fd;            /* --qmp */
-    int gdb_fd;                 /* --gdb */
+    int gdb_fd;                 /* QEMU's gdbstub: only the launcher connects (gdbmux.h) */
     /* multiboot1 through QEMU (paths relative to QEMU's cwd) ... */
     const char *kernel, *append, *initrd;
     /* ... or a boot ISO */

@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 #include "vsenter_host.h"
+#include "cpustate.h"
 #include "ev.h"
 #include "json.h"
 #include "log.h"
+#include "mlehdr.h"
+#include "qmp.h"
+#include "sig.h"
 #include "sock.h"
 #include "tpmctrl.h"
 #include "util.h"
@@ -17,6 +21,7 @@
 #include <unistd.h>
 
 #define QMP_TIMEOUT_MS 30000
+#define GDB_IDLE_WAIT_MS 3000    /* for the debugger's outstanding packet to be answered */
 #define TPM_TIMEOUT_MS 10000
 
 static void reply(struct vsenter_host *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -101,63 +106,315 @@ out:
     return rc;
 }
 
-/* One valid request: stop, read, hash, extend, cont. Returns 0 with the digest. */
-static int launch(struct vsenter_host *v, const struct vs_request *rq, uint8_t digest[32],
-                  char *err, size_t errsz)
+/* len bytes of guest-physical memory at addr (QMP pmemsave into the temp dir) */
+static uint8_t *read_guest(struct vsenter_host *v, uint64_t addr, uint64_t len, char *err,
+                           size_t errsz)
 {
     char qerr[256], fname[512], args[700];
-    uint8_t *mle = NULL;
-    size_t len = 0;
-    int rc = -1;
+    uint8_t *buf;
+    size_t got = 0;
 
-    if (qmp_exec(v->qmp, "stop", NULL, qerr, sizeof(qerr), QMP_TIMEOUT_MS) != 0) {
-        snprintf(err, errsz, "cannot pause the guest");
-        log_msg("warning: virtual SENTER: %s", qerr);
-        return -1;
-    }
     unlink(v->dumpfile);
-    if (!json_quote(v->dumpfile, fname, sizeof(fname)))
-        goto cont;
-    snprintf(args, sizeof(args), "{\"val\":%u,\"size\":%u,\"filename\":%s}", rq->mle_base,
-             rq->mle_size, fname);
+    if (!json_quote(v->dumpfile, fname, sizeof(fname))) {
+        snprintf(err, errsz, "cannot read guest memory");
+        return NULL;
+    }
+    snprintf(args, sizeof(args), "{\"val\":%llu,\"size\":%llu,\"filename\":%s}",
+             (unsigned long long)addr, (unsigned long long)len, fname);
     if (qmp_exec(v->qmp, "pmemsave", args, qerr, sizeof(qerr), QMP_TIMEOUT_MS) != 0) {
         snprintf(err, errsz, "cannot read guest memory");
         log_msg("warning: virtual SENTER: %s", qerr);
-        goto cont;
+        return NULL;
     }
-    mle = file_read_all(v->dumpfile, &len, (size_t)VSENTER_MLE_MAX + 1);
+    buf = file_read_all(v->dumpfile, &got, (size_t)VSENTER_MLE_MAX + 1);
     unlink(v->dumpfile);
-    if (!mle || len != rq->mle_size) {
+    if (!buf || got != len) {
+        free(buf);
         snprintf(err, errsz, "cannot read guest memory");
-        goto cont;
+        return NULL;
     }
-    if (sha256(mle, len, digest) != 0) {
-        snprintf(err, errsz, "hash failed");
-        goto cont;
+    return buf;
+}
+
+/* every CPU's state; with -v the text is kept in the temp dir (cpus-<request>-<what>.txt) */
+static int read_cpus(struct vsenter_host *v, const char *what, struct cpu_set *s, char *err,
+                     size_t errsz)
+{
+    char qerr[256];
+    char *text;
+    int rc;
+
+    if (qmp_hmp(v->qmp, "info registers -a", &text, qerr, sizeof(qerr), QMP_TIMEOUT_MS) != 0) {
+        snprintf(err, errsz, "cannot read the CPU state: %.160s", qerr);
+        return -1;
     }
-    if (drtm_hash(v, mle, len, err, errsz) != 0)
-        goto cont;
-    rc = 0;
-cont:
-    free(mle);
-    /* the guest always runs again */
-    if (qmp_exec(v->qmp, "cont", NULL, qerr, sizeof(qerr), QMP_TIMEOUT_MS) != 0) {
-        log_msg("warning: virtual SENTER: cannot resume the guest: %s", qerr);
-        if (rc == 0)
-            snprintf(err, errsz, "cannot resume the guest");
+    if (log_verbose) {
+        char *f = xasprintf("%s/cpus-%u-%s.txt", v->tmpdir, v->requests, what);
+
+        if (file_write_all(f, text, strlen(text)) == 0)
+            log_dbg("virtual SENTER: CPU state %s", f);
+        free(f);
+    }
+    rc = cpustate_parse(text, s, err, errsz);
+    free(text);
+    if (rc == 0 && s->n != v->ncpus) {
+        snprintf(err, errsz, "info registers shows %d CPUs, QEMU has %d", s->n, v->ncpus);
         rc = -1;
     }
     return rc;
 }
 
+/* how many CPUs QEMU has (query-cpus-fast): what info registers must show */
+static int count_cpus(struct vsenter_host *v, char *err, size_t errsz)
+{
+    char qerr[256], *reply;
+    int n = 0;
+
+    if (qmp_call(v->qmp, "query-cpus-fast", NULL, &reply, qerr, sizeof(qerr),
+                 QMP_TIMEOUT_MS) != 0) {
+        snprintf(err, errsz, "cannot read the CPU state: %.160s", qerr);
+        return -1;
+    }
+    for (const char *p = reply; (p = strstr(p, "\"cpu-index\"")); p++)
+        n++;
+    free(reply);
+    v->ncpus = n;
+    return 0;
+}
+
+static void le_hex(uint64_t v, int bytes, char *out)
+{
+    for (int i = 0; i < bytes; i++, v >>= 8)
+        sprintf(out + 2 * i, "%02x", (unsigned)(v & 0xff));
+}
+
+/* P<reg>=<value>: one register of the selected CPU */
+static int set_reg(struct vsenter_host *v, unsigned reg, uint64_t val, int bytes, char *err,
+                   size_t errsz)
+{
+    char cmd[48], reply[64];
+
+    snprintf(cmd, sizeof(cmd), "P%x=", reg);
+    le_hex(val, bytes, cmd + strlen(cmd));
+    if (gdbmux_cmd(v->gdb, cmd, reply, sizeof(reply), err, errsz) != 0)
+        return -1;
+    if (strcmp(reply, "OK")) {
+        snprintf(err, errsz, "gdbstub: %s answered '%s'", cmd, reply);
+        return -1;
+    }
+    return 0;
+}
+
+/* QEMU 7.2 x86_64 gdbstub register numbers */
+enum { GDB_RAX = 0, GDB_RIP = 16, GDB_EFLAGS, GDB_CS, GDB_SS, GDB_DS, GDB_ES, GDB_FS, GDB_GS,
+       GDB_CR0 = 27, GDB_CR3 = 29, GDB_CR4 = 30, GDB_EFER = 32 };
+
+/* Step 5: the launching CPU into the entry state, through the gdbstub. */
+static int transfer(struct vsenter_host *v, const struct vs_entry *e, char *err, size_t errsz)
+{
+    char cmd[32], reply[64];
+    static const unsigned segs[] = { GDB_CS, GDB_SS, GDB_DS, GDB_ES, GDB_FS, GDB_GS };
+    uint32_t gpr[8] = { e->eax, e->ebx, e->ecx, 0, 0, 0, 0, 0 };   /* rax rbx rcx rdx rsi rdi rbp rsp */
+    int rc = -1;
+
+    if (gdbmux_begin(v->gdb, err, errsz) != 0)
+        goto out;
+    snprintf(cmd, sizeof(cmd), "Hg%x", e->cpu + 1);
+    if (gdbmux_cmd(v->gdb, cmd, reply, sizeof(reply), err, errsz) != 0)
+        goto out;
+    if (strcmp(reply, "OK")) {
+        snprintf(err, errsz, "gdbstub: %s answered '%s'", cmd, reply);
+        goto out;
+    }
+    /* paging and long mode off before anything is loaded: descriptors are read through the
+     * CPU's current translation (cpu_x86_get_descr_debug) */
+    if (set_reg(v, GDB_EFER, 0, 8, err, errsz) || set_reg(v, GDB_CR4, 0, 8, err, errsz) ||
+        set_reg(v, GDB_CR0, VSENTER_ENTRY_CR0, 8, err, errsz) ||
+        set_reg(v, GDB_CR3, 0, 8, err, errsz))
+        goto out;
+    /* QEMU loads a descriptor only when the selector changes: the null selector first (it
+     * loads GDT entry 0, whatever it holds), then the real one */
+    for (size_t i = 0; i < sizeof(segs) / sizeof(segs[0]); i++) {
+        uint32_t sel = segs[i] == GDB_CS ? VSENTER_SEL_CODE : VSENTER_SEL_DATA;
+
+        if (set_reg(v, segs[i], 0, 4, err, errsz) || set_reg(v, segs[i], sel, 4, err, errsz))
+            goto out;
+    }
+    if (set_reg(v, GDB_EFLAGS, VSENTER_ENTRY_EFLAGS, 4, err, errsz) ||
+        set_reg(v, GDB_RIP, e->eip, 8, err, errsz))
+        goto out;
+    for (unsigned r = 0; r < 8; r++)
+        if (set_reg(v, GDB_RAX + r, gpr[r], 8, err, errsz))
+            goto out;
+    /* the raw EFLAGS (the dump shows stale lazily computed flags, cpustate.h) */
+    snprintf(cmd, sizeof(cmd), "p%x", GDB_EFLAGS);
+    if (gdbmux_cmd(v->gdb, cmd, reply, sizeof(reply), err, errsz) != 0)
+        goto out;
+    if (strcmp(reply, "02000000")) {
+        snprintf(err, errsz, "gdbstub: EFLAGS reads '%s' after the write", reply);
+        goto out;
+    }
+    rc = 0;
+out:
+    gdbmux_end(v->gdb);
+    return rc;
+}
+
+/* A refusal before the measurement: the CPUs run on where they were, the guest gets the
+ * reason. */
+static void refuse(struct vsenter_host *v, bool stopped, bool was_running, const char *why)
+{
+    char qerr[256];
+
+    log_msg("virtual SENTER: refused: %s", why);
+    if (stopped && was_running &&
+        qmp_exec(v->qmp, "cont", NULL, qerr, sizeof(qerr), QMP_TIMEOUT_MS) != 0)
+        log_msg("warning: virtual SENTER: cannot resume the guest: %s", qerr);
+    gdbmux_release(v->gdb);
+    reply(v, VSENTER_ERR_PREFIX "%d %s", VSENTER_PROTOCOL, why);
+}
+
+/* A failure once the measurement has begun: PCR 17 may be reset, and no guest code but the
+ * MLE's entry may run after that. QEMU quits, the run ends with this as its outcome. */
+static void fatal(struct vsenter_host *v, const char *why)
+{
+    char qerr[256];
+
+    v->dead = true;
+    log_msg("virtual SENTER failed after the measurement: %s", why);
+    if (!sig_terminating())
+        fate_set(v->fate, OUT_CRASH, "virtual SENTER failed after the measurement: %s", why);
+    if (qmp_exec(v->qmp, "quit", NULL, qerr, sizeof(qerr), QMP_TIMEOUT_MS) != 0)
+        log_dbg("QMP quit: %s", qerr);
+}
+
+static struct cpu_set cpus_before, cpus_after;     /* 64 CPUs' worth each: not on the stack */
+
+static void launch(struct vsenter_host *v, const struct vs_request *rq)
+{
+    char err[256], qerr[256], status[32], hex[65];
+    struct mle_hdr hdr;
+    struct mle_range r;
+    struct vs_entry e;
+    uint8_t *buf, *mle = NULL, digest[32];
+    bool was_running;
+    unsigned stops0;
+    int cpu;
+    int64_t t0 = now_ms(), t_checked, t_hashed, t_moved;
+
+    v->requests++;
+    /* 1. the debugger's bytes wait, the CPUs stop, their state */
+    if (gdbmux_hold(v->gdb, GDB_IDLE_WAIT_MS, err, sizeof(err)) != 0) {
+        refuse(v, false, false, err);
+        return;
+    }
+    stops0 = v->gdb->stops_passed;
+    if (qmp_status(v->qmp, status, sizeof(status), qerr, sizeof(qerr), QMP_TIMEOUT_MS) != 0) {
+        log_msg("warning: virtual SENTER: %s", qerr);
+        refuse(v, false, false, "cannot pause the guest");
+        return;
+    }
+    was_running = !strcmp(status, "running");
+    /* QEMU writes the stop reply to the gdbstub connection before it answers "stop" */
+    gdbmux_swallow_stops(v->gdb);
+    if (qmp_exec(v->qmp, "stop", NULL, qerr, sizeof(qerr), QMP_TIMEOUT_MS) != 0) {
+        log_msg("warning: virtual SENTER: %s", qerr);
+        refuse(v, false, false, "cannot pause the guest");
+        return;
+    }
+    if (count_cpus(v, err, sizeof(err)) != 0 || read_cpus(v, "before", &cpus_before, err, sizeof(err)) != 0) {
+        refuse(v, true, was_running, err);
+        return;
+    }
+    cpu = cpustate_launch_cpu(&cpus_before, err, sizeof(err));
+    if (cpu < 0) {
+        refuse(v, true, was_running, err);
+        return;
+    }
+    /* 2. the MLE header */
+    buf = read_guest(v, rq->mle_hdr, sizeof(hdr), err, sizeof(err));
+    if (!buf) {
+        refuse(v, true, was_running, err);
+        return;
+    }
+    memcpy(&hdr, buf, sizeof(hdr));
+    free(buf);
+    if (mlehdr_check(&hdr, rq->mle_base, rq->mle_hdr, v->lowmem, &r, err, sizeof(err)) != 0) {
+        refuse(v, true, was_running, err);
+        return;
+    }
+    /* 3. the measured range, holding that header, and the GDT in it */
+    mle = read_guest(v, r.start, r.end - r.start, err, sizeof(err));
+    if (!mle) {
+        refuse(v, true, was_running, err);
+        return;
+    }
+    if (memcmp(mle + (r.hdr - r.start), &hdr, sizeof(hdr))) {
+        snprintf(err, sizeof(err), "the MLE header at 0x%08x changed while it was read",
+                 rq->mle_hdr);
+        goto refused;
+    }
+    if (cpustate_check_gdt(&cpus_before.cpu[cpu], r.start, mle, r.end - r.start, &e.gdt, err,
+                           sizeof(err)) != 0)
+        goto refused;
+    if (sha256(mle, r.end - r.start, digest) != 0) {
+        snprintf(err, sizeof(err), "hash failed");
+        goto refused;
+    }
+    t_checked = now_ms();
+    /* 4. the measurement: from here on there is no way back */
+    if (drtm_hash(v, mle, r.end - r.start, err, sizeof(err)) != 0)
+        goto failed;
+    t_hashed = now_ms();
+    /* 5. the transfer */
+    e.cpu = cpu;
+    e.eip = (uint32_t)r.entry;
+    e.eax = VSENTER_ENTRY_MAGIC;
+    e.ebx = rq->mle_base;
+    e.ecx = rq->mle_hdr;
+    e.gdt_base = cpus_before.cpu[cpu].gdt_base;
+    e.gdt_limit = cpus_before.cpu[cpu].gdt_limit;
+    if (transfer(v, &e, err, sizeof(err)) != 0)
+        goto failed;
+    /* 6. the result */
+    if (read_cpus(v, "after", &cpus_after, err, sizeof(err)) != 0 ||
+        cpustate_verify_entry(&cpus_before, &cpus_after, &e, err, sizeof(err)) != 0)
+        goto failed;
+    t_moved = now_ms();
+    /* 7. resume, unless somebody else had paused the VM (or a debugger got a stop since) */
+    if (was_running && v->gdb->stops_passed == stops0 &&
+        qmp_exec(v->qmp, "cont", NULL, qerr, sizeof(qerr), QMP_TIMEOUT_MS) != 0) {
+        snprintf(err, sizeof(err), "cannot resume the guest: %.160s", qerr);
+        goto failed;
+    }
+    gdbmux_release(v->gdb);
+    free(mle);
+    hex_encode(digest, 32, hex);
+    v->launches++;
+    log_msg("virtual SENTER: launched CPU %d at 0x%08x: MLE 0x%08x+0x%08x sha256=%s", cpu,
+            e.eip, (uint32_t)r.start, (uint32_t)(r.end - r.start), hex);
+    log_dbg("virtual SENTER took %lld ms: checks %lld, measurement %lld, transfer and check "
+            "%lld%s", (long long)(now_ms() - t0), (long long)(t_checked - t0),
+            (long long)(t_hashed - t_checked), (long long)(t_moved - t_hashed),
+            was_running ? "" : "; the VM stays paused (it was paused before)");
+    return;
+refused:
+    free(mle);
+    refuse(v, true, was_running, err);
+    return;
+failed:
+    free(mle);
+    fatal(v, err);
+}
+
 static void handle_line(struct vsenter_host *v, const char *line)
 {
     struct vs_request rq;
-    char err[160], hex[65];
-    uint8_t digest[32];
-    int64_t t0 = now_ms();
+    char err[160];
 
     log_dbg("vsenter< %s", line);
+    if (v->dead)
+        return;
     if (vs_parse(line, v->lowmem, &rq, err, sizeof(err)) != 0) {
         log_msg("virtual SENTER: refused: %s", err);
         reply(v, VSENTER_ERR_PREFIX "%d %s", VSENTER_PROTOCOL, err);
@@ -168,16 +425,7 @@ static void handle_line(struct vsenter_host *v, const char *line)
         reply(v, VSENTER_ERR_PREFIX "%d no TPM", VSENTER_PROTOCOL);
         return;
     }
-    if (launch(v, &rq, digest, err, sizeof(err)) != 0) {
-        log_msg("virtual SENTER: mle 0x%08x+0x%08x failed: %s", rq.mle_base, rq.mle_size, err);
-        reply(v, VSENTER_ERR_PREFIX "%d %s", VSENTER_PROTOCOL, err);
-        return;
-    }
-    hex_encode(digest, 32, hex);
-    v->launches++;
-    log_msg("virtual SENTER: mle 0x%08x+0x%08x sha256=%s", rq.mle_base, rq.mle_size, hex);
-    log_dbg("virtual SENTER took %lld ms", (long long)(now_ms() - t0));
-    reply(v, VSENTER_OK_PREFIX "%d sha256=%s", VSENTER_PROTOCOL, hex);
+    launch(v, &rq);
 }
 
 static void on_data(void *ctx, int fd, short revents)
@@ -204,7 +452,7 @@ static void on_data(void *ctx, int fd, short revents)
 
         if (r == 1)
             handle_line(v, v->lines.buf);
-        else if (r == 2) {
+        else if (r == 2 && !v->dead) {
             log_msg("virtual SENTER: refused: line too long");
             reply(v, VSENTER_ERR_PREFIX "%d line too long", VSENTER_PROTOCOL);
         }
@@ -233,13 +481,16 @@ static void on_accept(void *ctx, int lfd, short revents)
 
 int vsenter_host_init(struct vsenter_host *v, const char *sock, const char *tmpdir,
                       struct qmp *qmp, int tpm_lfd, int swtpm_fd, uint64_t ram,
-                      const char *machine)
+                      const char *machine, struct gdbmux *gdb, struct fate *fate)
 {
     memset(v, 0, sizeof(*v));
     v->fd = -1;
     v->qmp = qmp;
+    v->gdb = gdb;
+    v->fate = fate;
     v->lowmem = vs_lowmem(machine, ram);
     v->dumpfile = xasprintf("%s/mle.bin", tmpdir);
+    v->tmpdir = xstrdup(tmpdir);
     v->proxy.lfd = v->proxy.qfd = v->proxy.sfd = -1;
     v->lfd = sock_listen(sock);
     if (v->lfd < 0)
@@ -269,4 +520,6 @@ void vsenter_host_close(struct vsenter_host *v)
     v->have_tpm = false;
     free(v->dumpfile);
     v->dumpfile = NULL;
+    free(v->tmpdir);
+    v->tmpdir = NULL;
 }

@@ -1,15 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The virtual SENTER, host side (protocol: include/abi/vsenter.h). QEMU attaches the guest's
- * second UART (0x2f8) to our socket. On a valid request we stop the guest (QMP stop), read the
- * MLE from guest memory (QMP pmemsave), run swtpm's locality-4 hash sequence through the TPM
- * control proxy (CMD_HASH_START, CMD_HASH_DATA per 4 KiB, CMD_HASH_END: PCR 17-22 reset,
- * PCR 17 extended with H(MLE) in every bank), resume the guest (QMP cont) and answer.
+ * The virtual SENTER, host side (protocol 2: include/abi/vsenter.h). QEMU attaches the guest's
+ * second UART (0x2f8) to our socket. On a request we pause every CPU (QMP stop), check the
+ * CPUs' state (HMP info registers -a), the MLE header and the measured range (QMP pmemsave),
+ * run swtpm's locality-4 hash sequence through the TPM control proxy (PCR 17-22 reset, PCR 17
+ * extended with H(MLE) in every bank), put the launching CPU at the MLE's entry point through
+ * QEMU's gdbstub (gdbmux.h), check the result and resume the CPUs. A refusal before the hash
+ * is answered on the UART; a failure after it ends the run (QEMU quits, the launcher exits 4).
  */
 #ifndef VTBOOT_QEMU_VSENTER_HOST_H
 #define VTBOOT_QEMU_VSENTER_HOST_H
 
 #include "ctrlproxy.h"
+#include "gdbmux.h"
+#include "outcome.h"
 #include "qmp.h"
 #include "vsenter.h"
 
@@ -20,18 +24,25 @@ struct vsenter_host {
     int lfd, fd;
     struct vs_lines lines;
     bool busy;
+    bool dead;                  /* a launch failed after the measurement: nothing more */
     char *dumpfile;             /* pmemsave target */
+    char *tmpdir;
     struct qmp *qmp;
+    struct gdbmux *gdb;
+    struct fate *fate;
     struct ctrlproxy proxy;
     bool have_tpm;
     uint64_t lowmem;
     unsigned launches;
+    unsigned requests;          /* valid requests so far (names the -v CPU state files) */
+    int ncpus;                  /* QEMU's CPUs (query-cpus-fast), per request */
 };
 
-/* sock: where QEMU's UART connects; tpm_lfd/swtpm_fd: the proxy's two sides (-1: no TPM). */
+/* sock: where QEMU's UART connects; tpm_lfd/swtpm_fd: the proxy's two sides (-1: no TPM);
+ * gdb: the gdbstub multiplexer; fate: where a failure after the measurement is reported. */
 int vsenter_host_init(struct vsenter_host *v, const char *sock, const char *tmpdir,
                       struct qmp *qmp, int tpm_lfd, int swtpm_fd, uint64_t ram,
-                      const char *machine);
+                      const char *machine, struct gdbmux *gdb, struct fate *fate);
 void vsenter_host_close(struct vsenter_host *v);
 
 #endif

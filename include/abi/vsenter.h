@@ -1,28 +1,79 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The virtual SENTER channel: how vtboot (playing the MLE) asks the host (playing CPU and SINIT)
- * for a dynamic launch. The channel is a 16550 UART at I/O port VSENTER_UART_PORT that the
- * launcher attaches to its own socket (`-device isa-serial,iobase=0x2f8,irq=3`). Lines are ASCII,
- * '\n'-terminated, at most VSENTER_LINE_MAX bytes.
+ * The virtual SENTER: how guest code asks the host (playing CPU, chipset and SINIT) for a
+ * dynamic launch, and what the host guarantees, like GETSEC[SENTER]: PCR 17 starts from zero
+ * only together with a transfer of control to the measured MLE's entry point, with every
+ * other CPU stopped. Whoever asked never runs again unless the MLE runs it.
  *
- *   guest: "VSENTER 1 mle_base=0x%08x mle_size=0x%08x\n"
- *   host:  pauses the guest, reads [mle_base, mle_base + mle_size) from guest memory, performs
- *          swtpm's locality-4 hash sequence (CMD_HASH_START/DATA/END: PCR 17-22 reset to 0,
- *          PCR 17 extended with H(MLE) in every active bank), resumes the guest, then answers
- *          "VSENTER-OK 1 sha256=<64 hex>\n" or "VSENTER-ERR 1 <reason>\n".
+ * Channel: a 16550 UART at I/O port VSENTER_UART_PORT that the launcher attaches to its own
+ * socket (`-device isa-serial,iobase=0x2f8,irq=3`). Lines are ASCII, '\n'-terminated, at most
+ * VSENTER_LINE_MAX bytes with the '\n'.
  *
- * The guest confirms a launch by reading PCR 17 itself; the answer is only a hint.
+ *   guest: "VSENTER 2 mle_base=0x%08x mle_hdr=0x%08x\n"
+ *          mle_base: physical address of the MLE image's first byte (the origin of the MLE
+ *          header's *_off fields); mle_hdr: physical address of its MLE header (abi/mle.h).
+ *          The requester then spins, interrupts off, until it is replaced or refused.
+ *
+ * The host, with every CPU paused (QMP stop):
+ *  1. Reads every CPU's state (HMP `info registers -a`). The launching CPU is the only one not
+ *     halted; each other CPU must be halted with EFLAGS.IF = 0 (HLT, or wait-for-SIPI after
+ *     INIT), so that nothing but an INIT, NMI or SMI from the launched CPU wakes it.
+ *     The launching CPU must be in protected mode with paging off (CR0.PE = 1, CR0.PG = 0,
+ *     EFER.LMA = 0), not virtual-8086, not in SMM, at CPL 0, with EFLAGS.IF = 0, A20 enabled
+ *     (with A20 masked, an entry point with address bit 20 set would fetch from 1 MiB lower),
+ *     and an empty IDT (IDTR limit 0: an exception or NMI before the MLE loads its own IDT
+ *     shuts the machine down instead of running the requester's handler), and its GDTR must
+ *     lie inside the measured range and hold flat 4 GiB ring-0 32-bit code at
+ *     VSENTER_SEL_CODE (0x00cf9b000000ffff) and data at VSENTER_SEL_DATA (0x00cf93000000ffff;
+ *     the accessed bits may be clear, but set they spare the CPU a write into the image).
+ *  2. Reads the MLE header at mle_hdr and checks every field: UUID, length, version 2.1,
+ *     first_valid_page 0, a measured range of 1 byte to VSENTER_MLE_MAX starting on a page
+ *     boundary inside guest RAM below 4 GiB, the header itself inside that range and
+ *     MLE_HDR_ALIGN-aligned from mle_base (where lcp2_mlehash looks), the entry point and a
+ *     non-empty command line inside that range, no reserved capability bit.
+ *  3. Reads the measured range [mle_base + mle_start_off, mle_base + mle_end_off) and checks
+ *     that it holds the same header.
+ *  Any failure so far: "VSENTER-ERR 2 <reason>\n" back to the guest (and on the launcher's
+ *  log), every CPU resumes where it was, no PCR changed.
+ *  4. swtpm's locality-4 hash sequence over the range (CMD_HASH_START/DATA/END): PCRs 17-22
+ *     reset to 0, PCR 17 = H(0 || H(MLE)) in every active bank.
+ *  5. Through QEMU's gdbstub, on the launching CPU: EFER = 0, CR4 = 0, CR0 = PE|ET, CR3 = 0;
+ *     CS = VSENTER_SEL_CODE and SS = DS = ES = FS = GS = VSENTER_SEL_DATA, each loaded from
+ *     the GDT (QEMU reloads a descriptor only when the selector changes, so each is written
+ *     twice, the null selector first); EFLAGS = 0x2 (read back raw through the gdbstub: HMP
+ *     shows the lazily computed arithmetic flags and DF of the code that ran before); EIP =
+ *     mle_base + mle_start_off + entry_point; the general registers as below.
+ *  6. Reads every CPU's state again and checks the launching CPU is exactly in the entry state
+ *     below (descriptor caches included) and every other CPU is still halted with IF = 0.
+ *  7. Resumes the CPUs (unless the VM was paused before the request, by a debugger or a QMP
+ *     client: then it stays paused at the entry point).
+ *  Any failure after step 4 began: the host does not resume the guest. It stops QEMU and the
+ *  launcher reports it; a reset PCR 17 never belongs to a guest that the MLE does not run.
+ *  A successful launch has no answer on the channel: the entry is the answer.
+ *
+ * Entry state of the MLE (the launching CPU):
+ *   32-bit protected mode, paging off, CR0 = 0x11, CR3 = 0, CR4 = 0, EFER = 0, EFLAGS = 0x2
+ *   (interrupts off); CS = VSENTER_SEL_CODE, SS = DS = ES = FS = GS = VSENTER_SEL_DATA, all
+ *   base 0, limit 4 GiB, DPL 0, 32-bit; GDTR as the requester left it (inside the MLE), IDTR
+ *   limit 0; EAX = VSENTER_ENTRY_MAGIC, EBX = mle_base, ECX = mle_hdr, EDX = ESI = EDI =
+ *   EBP = ESP = 0. The MLE loads its own GDT, IDT and stack before anything else and trusts
+ *   none of the registers (it may check them).
  */
 #ifndef ABI_VSENTER_H
 #define ABI_VSENTER_H
 
 #define VSENTER_UART_PORT 0x2f8u
-#define VSENTER_PROTOCOL 1
+#define VSENTER_PROTOCOL 2
 #define VSENTER_LINE_MAX 160u
 #define VSENTER_MLE_MAX (16u << 20)     /* the host refuses larger MLEs */
 
-#define VSENTER_REQUEST_FMT "VSENTER %d mle_base=0x%08x mle_size=0x%08x\n"
-#define VSENTER_OK_PREFIX "VSENTER-OK "
+#define VSENTER_REQUEST_FMT "VSENTER %d mle_base=0x%08x mle_hdr=0x%08x\n"
 #define VSENTER_ERR_PREFIX "VSENTER-ERR "
+
+#define VSENTER_SEL_CODE 0x10
+#define VSENTER_SEL_DATA 0x18
+#define VSENTER_ENTRY_CR0 0x11u          /* PE | ET */
+#define VSENTER_ENTRY_EFLAGS 0x2u
+#define VSENTER_ENTRY_MAGIC 0x544e5356u  /* "VSNT" */
 
 #endif

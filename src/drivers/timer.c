@@ -9,7 +9,9 @@
 #define PIT_CMD 0x43
 #define PORT_61 0x61
 
-static uint64_t tsc_per_us = 1000;   /* a guess until calibrated: 1 GHz */
+#define TSC_PER_US_GUESS 1000u       /* 1 GHz, until calibrated */
+
+static uint64_t tsc_per_us;          /* 0: not calibrated */
 
 void timer_init(void)
 {
@@ -27,6 +29,7 @@ void timer_init(void)
     uint64_t ticks = rdtsc() - start;
     if (!(inb(PORT_61) & 0x20) || ticks < CALIBRATE_MS * 1000u) {
         pr_warn("timer: PIT calibration failed; assuming a 1 GHz TSC\n");
+        tsc_per_us = TSC_PER_US_GUESS;
         return;
     }
     tsc_per_us = ticks / (CALIBRATE_MS * 1000u);
@@ -35,7 +38,7 @@ void timer_init(void)
 
 uint64_t timer_now_us(void)
 {
-    return rdtsc() / tsc_per_us;
+    return rdtsc() / (tsc_per_us ? tsc_per_us : TSC_PER_US_GUESS);
 }
 
 void timer_delay_us(uint32_t us)

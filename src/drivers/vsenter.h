@@ -7,14 +7,18 @@
 #include <stdint.h>
 
 enum vsenter_result {
-    VSENTER_DONE,                    /* the host says it launched; confirm with PCR 17 */
     VSENTER_ABSENT,                  /* no channel: a platform without (virtual) TXT */
-    VSENTER_REFUSED,                 /* the host answered with an error */
+    VSENTER_REFUSED,                 /* the host answered with an error (in reply) */
     VSENTER_NO_ANSWER,               /* timeout or a malformed answer */
 };
 
-/* Asks the host to launch the MLE [base, base + size); `reply` gets the host's line. */
-enum vsenter_result vsenter_launch(uint32_t mle_base, uint32_t mle_size, char *reply,
-                                   size_t replylen);
+/*
+ * Asks the host to launch the MLE whose image starts at mle_base, with its MLE header at
+ * mle_hdr. A launch continues at the MLE's entry point and never returns here; this returns
+ * why the launch did not happen. The caller runs with interrupts off on vtboot's GDT; while
+ * it waits, the IDT is empty (the host requires it), and vtboot's IDT is back on return.
+ */
+enum vsenter_result vsenter_request(uint32_t mle_base, uint32_t mle_hdr, char *reply,
+                                    size_t replylen);
 
 #endif

@@ -53,5 +53,8 @@ struct tboot_log *memlog_move(const struct tboot_log *from, void *to, size_t siz
     if (size < sizeof(*from) + from->max_size)
         return NULL;
     memmove(to, from, used);
-    return to;
+    struct tboot_log *log = to;
+    size_t cap = size - sizeof(*log);
+    log->max_size = (uint16_t)(cap > 0xffff ? 0xffff : cap);
+    return log;
 }

@@ -22,7 +22,8 @@ size_t memlog_append(struct tboot_log *log, const char *text, size_t len);
 /* True if log is a tboot log vtboot can append to (UUID, sizes within a 0x8000 log). */
 bool memlog_valid(const struct tboot_log *log);
 
-/* Moves the log to `size` bytes at `to`; NULL if its capacity does not fit there. */
+/* Moves the log to `size` bytes at `to`, where its capacity becomes what fits; NULL if its
+ * present capacity does not fit there. */
 struct tboot_log *memlog_move(const struct tboot_log *from, void *to, size_t size);
 
 #endif

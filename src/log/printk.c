@@ -8,9 +8,11 @@
 #include "log/printk.h"
 
 static console_write_fn console;
-static unsigned loglvl = LOG_ALL;
+/* Zero-initialized, as everything writable in vtboot: levels not shown, whether a line is
+ * half written. */
+static unsigned loglvl_hidden;
 static struct tboot_log *memlog;
-static bool at_line_start = true;
+static bool mid_line;
 
 void printk_set_console(console_write_fn fn)
 {
@@ -19,7 +21,7 @@ void printk_set_console(console_write_fn fn)
 
 void printk_set_loglvl(unsigned mask)
 {
-    loglvl = mask;
+    loglvl_hidden = ~mask & LOG_ALL;
 }
 
 void printk_set_memlog(struct tboot_log *log)
@@ -65,7 +67,7 @@ static void vprintk(bool to_console, unsigned level, const char *fmt, va_list ap
     static char line[512];
     static const char prefix[] = "vtboot: ";
 
-    if (!(loglvl & level))
+    if (loglvl_hidden & level)
         return;
     lock_acquire();
     int n = fmt_vsnprintf(line, sizeof(line), fmt, ap);
@@ -73,10 +75,10 @@ static void vprintk(bool to_console, unsigned level, const char *fmt, va_list ap
 
     const char *tag = level == LOG_ERR ? "ERROR: " : level == LOG_WARN ? "WARNING: " : "";
     for (size_t i = 0; i < len;) {
-        if (at_line_start) {
+        if (!mid_line) {
             emit(to_console, prefix, sizeof(prefix) - 1);
             emit(to_console, tag, strlen(tag));
-            at_line_start = false;
+            mid_line = true;
         }
         size_t j = i;
         while (j < len && line[j] != '\n')
@@ -85,7 +87,7 @@ static void vprintk(bool to_console, unsigned level, const char *fmt, va_list ap
             j++;                     /* include the newline */
         emit(to_console, line + i, j - i);
         if (line[j - 1] == '\n')
-            at_line_start = true;
+            mid_line = false;
         i = j;
     }
     lock_release();

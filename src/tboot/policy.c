@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "lib/format.h"
 #include "lib/string.h"
+#include "abi/tpm2.h"
 #include "tboot/policy.h"
 #include "tpm/tpm2.h"
 
@@ -135,6 +136,22 @@ enum tb_action tb_policy_action(uint8_t policy_type, enum tb_error err)
     default:
         return TB_ACT_HALT;
     }
+}
+
+/* TPM_RC_HANDLE for handle n (format 1: 0x080, error 0x00b, handle number in bits 8-10):
+ * what TPM2_NV_ReadPublic answers for an index that is not defined. */
+static bool is_handle_error(int rc)
+{
+    return rc > 0 && ((unsigned)rc & ~0x700u) == TPM2_RC_HANDLE;
+}
+
+enum tb_policy_source tb_policy_source(const struct tb_policy_nv_read *r)
+{
+    if (is_handle_error(r->public_rc))
+        return TB_POLICY_DEFAULT;
+    if (r->public_rc || (r->attributes & TPMA_NV_PPWRITE) || r->read_rc || r->parse_rc)
+        return TB_POLICY_HALT;
+    return TB_POLICY_FROM_NV;
 }
 
 const char *tb_error_name(enum tb_error err)

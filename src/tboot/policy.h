@@ -75,6 +75,26 @@ enum tb_action {
 };
 
 enum tb_action tb_policy_action(uint8_t policy_type, enum tb_error err);
+
+/* What reading the policy's NV index gave: each step's result (0 success, > 0 the TPM's
+ * response code, -1 transport or malformed response); later steps 0 if not reached. */
+struct tb_policy_nv_read {
+    int public_rc;                       /* TPM2_NV_ReadPublic */
+    uint32_t attributes;
+    int read_rc;                         /* TPM2_NV_Read */
+    int parse_rc;                        /* tb_policy_parse */
+};
+
+enum tb_policy_source {
+    TB_POLICY_FROM_NV,
+    TB_POLICY_DEFAULT,                   /* the index does not exist */
+    TB_POLICY_HALT,                      /* it exists (or may) and cannot be used */
+};
+
+/* Where the policy comes from. vtboot fails closed where tboot 1.10 falls back to its default
+ * policy: once the index exists, any failure to read or parse it halts, whatever type the
+ * policy in it would have had; an index the platform can write (PPWRITE) is not trusted. */
+enum tb_policy_source tb_policy_source(const struct tb_policy_nv_read *r);
 const char *tb_error_name(enum tb_error err);
 const char *tb_action_name(enum tb_action act);
 

@@ -104,8 +104,8 @@ def test_halt_policy_stops_a_changed_module(tmp_path, what):
     assert run.has_vtboot_line(rf"^ERROR: module {module}: verification FAILED, sha256 "
                                r"[0-9a-f]{64} is not among the policy's 1 hash\(es\)$")
     assert run.has_vtboot_line(r"^ERROR: module verification failed: the halt policy says halt$")
-    assert run.has_vtboot_line(r"^capped PCRs 17-19 \(policy halt\)$")
     assert run.has_vtboot_line(r"^ERROR: HALT: module verification failed$")
+    assert run.has_vtboot_line(r"^capped PCRs 17-19 \(halt\)$")
     assert not run.linux_ran()
 
 
@@ -148,10 +148,24 @@ def corrupt(tmp_path, name, fn):
     ("type", lambda p: p[:1] + b"\x03" + p[2:], r"policy type 3 is not nonfatal \(0\), continue \(1\) or halt \(2\)"),
 ])
 def test_corrupt_policy_in_nv(tmp_path, name, fn, reason):
-    """An invalid policy in NV is reported and tboot's default (nonfatal) policy applies."""
+    """An invalid policy in NV is reported and stops the boot, PCRs capped: vtboot fails
+    closed where tboot 1.10 applies its default (nonfatal) policy."""
     run = boot("--policy", corrupt(tmp_path, name, fn))
     assert run.rc == vtb.POWERED_OFF, run.stderr
     assert run.has_vtboot_line(r"^ERROR: policy in NV index 0x01200001 is invalid: " + reason)
-    assert run.has_vtboot_line(r"^WARNING: policy: using tboot's default policy")
-    assert run.linux_ran()
-    assert not vtb.parse_ext(run).flags & vtb.EXT_POLICY_NV
+    assert run.has_vtboot_line(r"^ERROR: HALT: launch policy unusable$")
+    assert run.has_vtboot_line(r"^capped PCRs 17-19 \(halt\)$")
+    assert not run.has_vtboot_line(r"using tboot's default policy")
+    assert not run.linux_ran()
+
+
+def test_corrupt_nonfatal_policy_halts_too(tmp_path):
+    """Whatever type the damaged policy would have had: a nonfatal policy whose hash algorithm
+    is damaged halts as well."""
+    run = boot("--policy", corrupt(tmp_path, "nonfatal-damaged",
+                                   lambda p: p[:1] + b"\x00\x0c" + p[3:]))
+    assert run.rc == vtb.POWERED_OFF, run.stderr
+    assert run.has_vtboot_line(r"^ERROR: policy in NV index 0x01200001 is invalid: ")
+    assert run.has_vtboot_line(r"^ERROR: HALT: launch policy unusable$")
+    assert run.has_vtboot_line(r"^capped PCRs 17-19 \(halt\)$")
+    assert not run.linux_ran()

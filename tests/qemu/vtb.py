@@ -253,24 +253,47 @@ DEFAULT_POLICY_LEGACY = bytes.fromhex(
     "02000b01000000000000000300ff00000000000081130000000000008316001000004000")
 
 
-def mle_bytes(cmdline, elf_path=VTBOOT_ELF):
+MLE_HDR_UUID = bytes.fromhex("5aac82906f47a7740f5c55a2cb51b642")
+
+
+def mle_image(elf_path=VTBOOT_ELF):
+    """The ELF's loadable bytes laid out from its lowest address (what a loader leaves in memory),
+    and that address."""
     from elftools.elf.elffile import ELFFile
     with open(elf_path, "rb") as f:
         elf = ELFFile(f)
-        syms = {s.name: s["st_value"] for s in elf.get_section_by_name(".symtab").iter_symbols()}
-        start, end, cmd = syms["_mle_start"], syms["_mle_end"], syms["mle_cmdline"]
-        mle = bytearray(end - start)
-        for seg in elf.iter_segments():
-            if seg["p_type"] != "PT_LOAD":
-                continue
+        segs = [s for s in elf.iter_segments() if s["p_type"] == "PT_LOAD"]
+        base = min(s["p_paddr"] for s in segs)
+        end = max(s["p_paddr"] + s["p_memsz"] for s in segs)
+        image = bytearray(end - base)
+        for seg in segs:
             data = seg.data()
-            for i, b in enumerate(data):
-                a = seg["p_paddr"] + i
-                if start <= a < end:
-                    mle[a - start] = b
-    c = cmdline.encode() + b"\0"
-    mle[cmd - start: cmd - start + len(c)] = c
-    return bytes(mle)
+            off = seg["p_paddr"] - base
+            image[off:off + len(data)] = data
+    return bytes(image), base
+
+
+def mle_header(image):
+    """The MLE header (Intel TXT, tboot's mle_hdr_t 2.1) found as tboot's lcp2_mlehash finds it:
+    its UUID at a 16-byte boundary. Returns (offset, fields)."""
+    for off in range(0, len(image) - 0x34 + 1, 16):
+        if image[off:off + 16] == MLE_HDR_UUID:
+            names = ("length", "version", "entry_point", "first_valid_page", "mle_start_off",
+                     "mle_end_off", "capabilities", "cmdline_start_off", "cmdline_end_off")
+            return off, dict(zip(names, struct.unpack_from("<9I", image, off + 16)))
+    raise AssertionError("no MLE header")
+
+
+def mle_bytes(cmdline, elf_path=VTBOOT_ELF):
+    """What the virtual SENTER measures: [mle_start_off, mle_end_off) with the command line
+    area zero-filled and the command line copied in (at most the area's size - 1 bytes)."""
+    image, _ = mle_image(elf_path)
+    _, h = mle_header(image)
+    image = bytearray(image)
+    a, b = h["cmdline_start_off"], h["cmdline_end_off"]
+    c = cmdline.encode()[:b - a - 1]
+    image[a:b] = c + b"\0" * (b - a - len(c))
+    return bytes(image[h["mle_start_off"]:h["mle_end_off"]])
 
 
 def policy_entries(policy, hash_size):

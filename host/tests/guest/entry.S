@@ -4,6 +4,9 @@
 #include "abi/multiboot2.h"
 
 #define WAKE_ADDR 0x8000            /* keep in sync with testk.c */
+#define VSENTER_UART_PORT 0x2f8     /* abi/vsenter.h */
+#define SEL_CODE 0x10               /* VSENTER_SEL_CODE */
+#define SEL_DATA 0x18               /* VSENTER_SEL_DATA */
 
 #define MB1_FLAGS (MB1_HF_PAGE_ALIGN | MB1_HF_MEMORY_INFO)
 
@@ -26,12 +29,95 @@ _start:
     cli
     cld
     mov $stack_top, %esp
+    /* testk's own GDT (in its measured image, as the virtual SENTER wants it) */
+    lgdt testk_gdtr
+    ljmp $SEL_CODE, $1f
+1:  mov $SEL_DATA, %ecx
+    mov %ecx, %ds
+    mov %ecx, %es
+    mov %ecx, %fs
+    mov %ecx, %gs
+    mov %ecx, %ss
     push %ebx
     push %eax
     call kmain
 1:  cli
     hlt
     jmp 1b
+
+    /*
+     * The MLE's entry (its header's entry_point): the host put this CPU here with ESP = 0,
+     * so the registers go to memory before anything else, EFLAGS right after a stack exists
+     * (mov changes no flag). Then testk's own GDT, segments, an empty IDT, and C.
+     */
+    .globl post_launch
+post_launch:
+    mov %eax, launch_regs + 0
+    mov %ebx, launch_regs + 4
+    mov %ecx, launch_regs + 8
+    mov %edx, launch_regs + 12
+    mov %esi, launch_regs + 16
+    mov %edi, launch_regs + 20
+    mov %ebp, launch_regs + 24
+    mov %esp, launch_regs + 28
+    mov $stack_top, %esp
+    pushf
+    popl launch_regs + 32
+    mov %cr0, %eax
+    mov %eax, launch_regs + 36
+    mov %cr3, %eax
+    mov %eax, launch_regs + 40
+    mov %cr4, %eax
+    mov %eax, launch_regs + 44
+    mov $0xc0000080, %ecx               /* EFER */
+    rdmsr
+    mov %eax, launch_regs + 48
+    xor %eax, %eax
+    mov %cs, %ax
+    mov %eax, launch_regs + 52
+    mov %ds, %ax
+    mov %eax, launch_regs + 56
+    mov %es, %ax
+    mov %eax, launch_regs + 60
+    mov %fs, %ax
+    mov %eax, launch_regs + 64
+    mov %gs, %ax
+    mov %eax, launch_regs + 68
+    mov %ss, %ax
+    mov %eax, launch_regs + 72
+    sgdt launch_regs + 76
+    sidt launch_regs + 84
+    cld
+    lgdt testk_gdtr
+    ljmp $SEL_CODE, $1f
+1:  mov $SEL_DATA, %ecx
+    mov %ecx, %ds
+    mov %ecx, %es
+    mov %ecx, %fs
+    mov %ecx, %gs
+    mov %ecx, %ss
+    lidt idt0
+    call post_launch_c
+2:  cli
+    hlt
+    jmp 2b
+
+    /* the requester's wait for the host's answer: a byte on COM2 (returned in EAX). It spins
+     * with DF set and ZF/PF from the poll: the entry state must not depend on them */
+    .globl vs_wait_byte
+vs_wait_byte:
+    push %edx
+    std
+1:  mov $(VSENTER_UART_PORT + 5), %dx
+    inb %dx, %al
+    test $1, %al
+    jz 1b
+    cld
+    mov $VSENTER_UART_PORT, %dx
+    inb %dx, %al
+    movzbl %al, %eax
+    pop %edx
+    ret
 
     /*
      * S3 wake-up. SeaBIOS jumps to FACS.firmware_waking_vector in real mode (CS:IP =
@@ -94,9 +180,23 @@ triple_fault:
 
     .section .rodata
     .balign 8
+    .globl idt0
 idt0:
     .short 0
     .long 0
+
+    /* flat ring-0 code at 0x10 and data at 0x18 (accessed bits set: loading them writes
+     * nothing into the measured image) */
+    .balign 16
+    .globl testk_gdt, testk_gdtr
+testk_gdt:
+    .quad 0
+    .quad 0
+    .quad 0x00cf9b000000ffff
+    .quad 0x00cf93000000ffff
+testk_gdtr:
+    .short 31
+    .long testk_gdt
 
     .bss
     .balign 16

@@ -30,6 +30,7 @@
  */
 #include "abi/multiboot1.h"
 #include "abi/multiboot2.h"
+#include "abi/mle.h"
 #include "abi/vsenter.h"
 
 #include <stdarg.h>
@@ -60,6 +61,27 @@ static void delay(unsigned n)
         inb(0x80);
 }
 
+/* at least n - 1 and at most n seconds: n changes of the CMOS RTC's seconds */
+static uint8_t rtc_seconds(void)
+{
+    outb(0x70, 0x00);
+    return inb(0x71);
+}
+
+static void wait_rtc_seconds(unsigned n)
+{
+    uint8_t last = rtc_seconds();
+
+    while (n) {
+        uint8_t now = rtc_seconds();
+
+        if (now != last) {
+            last = now;
+            n--;
+        }
+    }
+}
+
 /* ---- UARTs ---- */
 #define COM1 0x3f8
 
@@ -68,13 +90,6 @@ static void uart_putc(uint16_t port, char c)
     while (!(inb(port + 5) & 0x20))
         ;
     outb(port, (uint8_t)c);
-}
-
-static int uart_getc(uint16_t port)
-{
-    while (!(inb(port + 5) & 0x01))
-        ;
-    return inb(port);
 }
 
 static void putc1(char c)
@@ -465,8 +480,52 @@ static void print_nv(void)
     print("\n");
 }
 
-/* ---- VSENTER ---- */
+static void s3_sleep(void) __attribute__((noreturn));
+static void poweroff(void) __attribute__((noreturn));
+
+/* ---- VSENTER (protocol 2: include/abi/vsenter.h) ---- */
 #define COM2 VSENTER_UART_PORT
+#define RAM_MB_DEFAULT 512u
+
+/* testk's MLE header: its measured range is the .mle section (link.ld), the entry is
+ * post_launch (entry.S), no command line */
+extern const char __mle_entry_off[], __mle_end_off[];
+extern const uint8_t testk_gdt[];
+extern const struct { uint16_t limit; uint32_t base; } __attribute__((packed)) testk_gdtr, idt0;
+void post_launch(void);
+void post_launch_c(void);
+int vs_wait_byte(void);
+
+__attribute__((used, aligned(MLE_HDR_ALIGN), section(".rodata.mlehdr")))
+const struct mle_hdr testk_mle_hdr = {
+    .uuid = MLE_HDR_UUID_BYTES,
+    .length = sizeof(struct mle_hdr),
+    .version = MLE_HDR_VERSION,
+    .entry_point = (uint32_t)__mle_entry_off,
+    .first_valid_page = 0,
+    .mle_start_off = 0,
+    .mle_end_off = (uint32_t)__mle_end_off,
+    .capabilities = MLE_CAPS_VTBOOT,
+    .cmdline_start_off = 0,
+    .cmdline_end_off = 0,
+};
+
+/* what the entry found (entry.S fills it; layout shared with post_launch) */
+struct launch_regs {
+    uint32_t gpr[8];                    /* eax ebx ecx edx esi edi ebp esp */
+    uint32_t eflags, cr0, cr3, cr4, efer;
+    uint32_t cs, ds, es, fs, gs, ss;
+    uint16_t gdt_limit;
+    uint32_t gdt_base;
+    uint16_t pad;
+    uint16_t idt_limit;
+    uint32_t idt_base;
+} __attribute__((packed));
+_Static_assert(sizeof(struct launch_regs) == 90, "launch_regs layout (entry.S)");
+
+struct launch_regs launch_regs;
+static uint32_t launches;               /* .bss: survives a launch (nothing clears it) */
+static enum { AFTER_PCR, AFTER_TWICE, AFTER_S3 } after_launch;
 
 static void vs_send(const char *s)
 {
@@ -474,12 +533,13 @@ static void vs_send(const char *s)
         uart_putc(COM2, *s++);
 }
 
+/* the answer line: the requester spins (vs_wait_byte) until the host answers or replaces it */
 static void vs_reply(char *buf, size_t max)
 {
     size_t n = 0;
 
     for (;;) {
-        int c = uart_getc(COM2);
+        int c = vs_wait_byte();
 
         if (c == '\n')
             break;
@@ -489,22 +549,110 @@ static void vs_reply(char *buf, size_t max)
     buf[n] = 0;
 }
 
+/* is there a UART at port? (scratch register; nothing there reads 0xff) */
+static int uart_present(uint16_t port)
+{
+    outb(port + 7, 0x5a);
+    if (inb(port + 7) != 0x5a)
+        return 0;
+    outb(port + 7, 0xa5);
+    return inb(port + 7) == 0xa5;
+}
+
 static void hex8(char *out, uint32_t v)
 {
     for (int i = 7; i >= 0; i--)
         *out++ = "0123456789abcdef"[(v >> (4 * i)) & 15];
 }
 
+static void lgdt(uint32_t base, uint16_t limit)
+{
+    struct { uint16_t limit; uint32_t base; } __attribute__((packed)) d = { limit, base };
+
+    __asm__ volatile("lgdt %0" :: "m"(d));
+}
+
+static void lidt(uint32_t base, uint16_t limit)
+{
+    struct { uint16_t limit; uint32_t base; } __attribute__((packed)) d = { limit, base };
+
+    __asm__ volatile("lidt %0" :: "m"(d));
+}
+
+/*
+ * A launch request for the MLE at base with its header at hdr, sent in three pieces with
+ * pauses (the host puts lines together). Interrupts off, an empty IDT, testk's GDT (unless
+ * the caller changed them on purpose). Returns only if the host answered (a refusal); the
+ * answer is printed as "TESTK: vsenter <what>: <answer>". A launch enters post_launch.
+ */
+static void vs_request(const char *what, uint32_t base, uint32_t hdr)
+{
+    char req[80] = "VSENTER 2 mle_base=0x________ mle_hdr=0x________\n";
+    char reply[256];
+
+    hex8(req + 21, base);
+    hex8(req + 40, hdr);
+    req[48] = 0;
+    {
+        char save = req[12];
+
+        req[12] = 0;
+        vs_send(req);
+        delay(20000);
+        req[12] = save;
+        save = req[30];
+        req[30] = 0;
+        vs_send(req + 12);
+        delay(20000);
+        req[30] = save;
+        vs_send(req + 30);
+    }
+    vs_send("\n");
+    vs_reply(reply, sizeof(reply));
+    print("TESTK: vsenter %s: %s\n", what, reply);
+}
+
+/* the launch of testk's own image */
+static void vs_launch(void)
+{
+    print("TESTK: mle 0x%x+0x%x hdr 0x%x entry 0x%x\n", (uint32_t)__mle_start,
+          (uint32_t)__mle_end_off, (uint32_t)&testk_mle_hdr,
+          (uint32_t)__mle_start + (uint32_t)__mle_entry_off);
+    lidt(0, 0);
+    vs_request("launch", (uint32_t)__mle_start, (uint32_t)&testk_mle_hdr);
+}
+
+void post_launch_c(void)
+{
+    const struct launch_regs *r = &launch_regs;
+
+    launches++;
+    print("\nTESTK: launched #%u: eax=%x ebx=%x ecx=%x edx=%x esi=%x edi=%x ebp=%x esp=%x\n",
+          launches, r->gpr[0], r->gpr[1], r->gpr[2], r->gpr[3], r->gpr[4], r->gpr[5],
+          r->gpr[6], r->gpr[7]);
+    print("TESTK: launched #%u: eflags=%x cr0=%x cr3=%x cr4=%x efer=%x\n", launches, r->eflags,
+          r->cr0, r->cr3, r->cr4, r->efer);
+    print("TESTK: launched #%u: cs=%4x ds=%4x es=%4x fs=%4x gs=%4x ss=%4x gdt=%x+%4x "
+          "idt=%x+%4x\n", launches, r->cs, r->ds, r->es, r->fs, r->gs, r->ss, r->gdt_base,
+          r->gdt_limit, r->idt_base, r->idt_limit);
+    if (after_launch == AFTER_TWICE && launches < 2)
+        vs_launch();
+    if (after_launch == AFTER_S3)
+        s3_sleep();
+    print_pcrs("after");
+    poweroff();
+}
+
 static void vs_garbage(void)
 {
     static const char *bad[] = {
         "hello\n",
+        "VSENTER 1 mle_base=0x00100000 mle_size=0x00001000\n",
         "VSENTER 2 mle_base=0x00100000 mle_size=0x00001000\n",
-        "VSENTER 1 mle_base=0x00100000 mle_size=0x00000000\n",
-        "VSENTER 1 mle_base=0xfffff000 mle_size=0x00002000\n",
-        "VSENTER 1 mle_base=0x00100000 mle_size=0x01000001\n",
-        "VSENTER 1 mle_base=0x00100000 mle_size=0x1000 extra\n",
-        "VSENTER 1 mle_base=0x7ff00000 mle_size=0x00200000\n",
+        "VSENTER 2 mle_base=0x00100000 mle_hdr=0x1000 extra\n",
+        "VSENTER 2 mle_base=0x001000000 mle_hdr=0x00100000\n",
+        "VSENTER 2 mle_base=0x00100000 mle_hdr=0xffffffe0\n",
+        "VSENTER 2 mle_base=0x00100000 mle_hdr=0x1ffffff0\n",
     };
     char reply[256];
 
@@ -527,43 +675,183 @@ static void vs_garbage(void)
     print("TESTK: vsenter bad binary: %s\n", reply);
 }
 
-/* is there a UART at port? (scratch register; nothing there reads 0xff) */
-static int uart_present(uint16_t port)
+/* headers the host must refuse: copies of testk's, one field wrong, in a fake 8 KiB MLE */
+static uint8_t fake[0x3000] __attribute__((aligned(4096)));
+
+static struct mle_hdr *fake_hdr(void)
 {
-    outb(port + 7, 0x5a);
-    if (inb(port + 7) != 0x5a)
-        return 0;
-    outb(port + 7, 0xa5);
-    return inb(port + 7) == 0xa5;
+    struct mle_hdr *h = (struct mle_hdr *)fake;
+
+    memset(fake, 0, sizeof(fake));
+    memcpy(h, &testk_mle_hdr, sizeof(*h));
+    h->mle_end_off = 0x2000;
+    h->entry_point = 0x100;
+    return h;
 }
 
-static void vsenter(uint32_t base, uint32_t size)
+static void vs_bad_headers(void)
 {
-    char req[80] = "VSENTER 1 mle_base=0x________ mle_size=0x________\n";
-    char reply[256];
+    uint32_t f = (uint32_t)fake;
+    struct mle_hdr *h;
 
-    hex8(req + 21, base);
-    hex8(req + 41, size);
-    print("TESTK: mle 0x%x+0x%x\n", base, size);
-    /* in four pieces, with pauses: the host must put partial lines together */
-    req[49] = 0;
-    {
-        char save = req[12];
+    lidt(0, 0);
+    memset(fake, 0, sizeof(fake));
+    vs_request("no header", f, f);
+    fake_hdr()->uuid[15] ^= 1;
+    vs_request("bad uuid", f, f);
+    fake_hdr()->length = 0x30;
+    vs_request("bad length", f, f);
+    fake_hdr()->version = 0x00020000;
+    vs_request("bad version", f, f);
+    fake_hdr()->first_valid_page = 1;
+    vs_request("first page", f, f);
+    h = fake_hdr();
+    h->mle_start_off = 0x2000;
+    vs_request("empty range", f, f);
+    fake_hdr()->mle_end_off = 0x1000001;
+    vs_request("too big", f, f);
+    /* 0x20000 bytes from 0x1fff0000 end past 512 MiB of RAM */
+    fake_hdr()->mle_end_off = 0x20000;
+    vs_request("out of ram", 0x1fff0000u, f);
+    h = fake_hdr();
+    h->mle_start_off = 0x10;
+    vs_request("unaligned start", f, f);
+    h = fake_hdr();
+    h->mle_start_off = 0x1000;
+    h->entry_point = 0;
+    vs_request("header outside", f, f);
+    memcpy(fake + 0x1008, &testk_mle_hdr, sizeof(*h));
+    h = (struct mle_hdr *)(fake + 0x1008);
+    h->mle_end_off = 0x2000;
+    vs_request("header unaligned", f, f + 0x1008);
+    fake_hdr()->entry_point = 0x2000;
+    vs_request("entry outside", f, f);
+    h = fake_hdr();
+    h->cmdline_start_off = 0x1f00;
+    h->cmdline_end_off = 0x2001;
+    vs_request("cmdline outside", f, f);
+    h = fake_hdr();
+    h->cmdline_start_off = 0x1f00;
+    h->cmdline_end_off = 0x1e00;
+    vs_request("cmdline reversed", f, f);
+    fake_hdr()->capabilities |= 1u << 11;
+    vs_request("reserved caps", f, f);
+    /* a valid header in a range without the GDT (testk's is outside the fake MLE) */
+    fake_hdr();
+    vs_request("gdt outside", f, f);
+}
 
-        req[12] = 0;
-        vs_send(req);
-        delay(20000);
-        req[12] = save;
-        save = req[30];
-        req[30] = 0;
-        vs_send(req + 12);
-        delay(20000);
-        req[30] = save;
-        vs_send(req + 30);
-    }
-    vs_send("\n");
-    vs_reply(reply, sizeof(reply));
-    print("TESTK: vsenter reply: %s\n", reply);
+/* CPU states the host must refuse, each undone after the answer */
+static uint32_t pd[1024] __attribute__((aligned(4096)));
+static uint8_t gdt_copy[32] __attribute__((aligned(16)));
+
+static void vs_bad_states(void)
+{
+    uint32_t base = (uint32_t)__mle_start, hdr = (uint32_t)&testk_mle_hdr;
+
+    lidt(0, 0);
+    /* interrupts on: every PIC line masked first, so that none arrives on the empty IDT */
+    outb(0x21, 0xff);
+    outb(0xa1, 0xff);
+    __asm__ volatile("sti");
+    vs_request("interrupts on", base, hdr);
+    __asm__ volatile("cli");
+    /* an IDT (any non-zero limit) */
+    lidt(0, 0x7ff);
+    vs_request("idt", base, hdr);
+    lidt(0, 0);
+    /* paging on, identity-mapped with 4 MiB pages */
+    for (uint32_t i = 0; i < 1024; i++)
+        pd[i] = i << 22 | 0x83;                 /* present, writable, 4 MiB */
+    __asm__ volatile("mov %0, %%cr3\n\tmov %%cr4, %%eax\n\tor $0x10, %%eax\n\tmov %%eax, %%cr4\n\t"
+                     "mov %%cr0, %%eax\n\tor $0x80000000, %%eax\n\tmov %%eax, %%cr0"
+                     :: "r"((uint32_t)pd) : "eax", "memory");
+    vs_request("paging", base, hdr);
+    __asm__ volatile("mov %%cr0, %%eax\n\tand $0x7fffffff, %%eax\n\tmov %%eax, %%cr0\n\t"
+                     "mov %%cr4, %%eax\n\tand $~0x10, %%eax\n\tmov %%eax, %%cr4"
+                     ::: "eax", "memory");
+    /* the same GDT, but outside the measured image */
+    memcpy(gdt_copy, testk_gdt, sizeof(gdt_copy));
+    lgdt((uint32_t)gdt_copy, 31);
+    vs_request("gdt copy", base, hdr);
+    /* a GDT without entry 0x18 */
+    lgdt((uint32_t)testk_gdt, 0x17);
+    vs_request("gdt short", base, hdr);
+    lgdt((uint32_t)testk_gdt, 31);
+}
+
+/* ---- a second CPU (--smp 2): INIT-SIPI-SIPI through the local APIC ---- */
+#define LAPIC 0xfee00000u
+#define AP_CODE 0x7000u                 /* real-mode code for the AP (below 1 MiB) */
+#define AP_FLAG 0x7ff0u
+
+static void ipi(uint32_t lo)
+{
+    mw32(LAPIC + 0x310, 0);
+    mw32(LAPIC + 0x300, lo);            /* destination shorthand: all excluding self */
+    while (mr32(LAPIC + 0x300) & (1u << 12))
+        ;
+}
+
+/* the AP runs code (real mode, at AP_CODE), which sets AP_FLAG first */
+static void ap_start(const uint8_t *code, uint32_t n)
+{
+    memcpy((void *)AP_CODE, code, n);
+    mw8(AP_FLAG, 0);
+    ipi(0x000c4500);                    /* INIT */
+    delay(1000);
+    ipi(0x000c4600 | AP_CODE >> 12);    /* SIPI */
+    delay(200);
+    ipi(0x000c4600 | AP_CODE >> 12);
+    for (unsigned i = 0; i < 50000000u && !mr8(AP_FLAG); i++)
+        ;
+    print("TESTK: ap started: flag=%2x\n", mr8(AP_FLAG));
+}
+
+static void vs_smp(void)
+{
+    /* cli; movb $1, (AP_FLAG); 1: jmp 1b */
+    static const uint8_t spin[] = { 0xfa, 0xc6, 0x06, AP_FLAG & 0xff, AP_FLAG >> 8, 1, 0xeb, 0xfe };
+    /* movb $2, (AP_FLAG); sti; 1: hlt; jmp 1b */
+    static const uint8_t halt_if[] = { 0xc6, 0x06, AP_FLAG & 0xff, AP_FLAG >> 8, 2, 0xfb, 0xf4,
+                                       0xeb, 0xfd };
+    uint32_t base = (uint32_t)__mle_start, hdr = (uint32_t)&testk_mle_hdr;
+
+    lidt(0, 0);
+    ap_start(spin, sizeof(spin));
+    vs_request("ap spinning", base, hdr);
+    ap_start(halt_if, sizeof(halt_if));
+    vs_request("ap halted with interrupts on", base, hdr);
+    /* QEMU 7.2 (TCG) does not wake a halted CPU for an INIT (x86_cpu_has_work() leaves
+     * CPU_INTERRUPT_INIT out): the INIT waits for the SIPIs. So the AP spins again first,
+     * and the INIT then reaches a running CPU */
+    ap_start(spin, sizeof(spin));
+    ipi(0x000c4500);                    /* INIT: the AP waits for a SIPI */
+    delay(1000);
+    print("TESTK: ap in wait-for-SIPI\n");
+}
+
+/* 16 MiB at 16 MiB: a header, a GDT and a jump to post_launch at its start, zeros after */
+#define BIG_BASE 0x01000000u
+
+static void vs_big(void)
+{
+    struct mle_hdr *h = (struct mle_hdr *)BIG_BASE;
+    uint8_t *stub = (uint8_t *)(BIG_BASE + 0x80);
+    uint32_t target = (uint32_t)post_launch;
+
+    memcpy(h, &testk_mle_hdr, sizeof(*h));
+    h->mle_end_off = VSENTER_MLE_MAX;
+    h->entry_point = 0x80;
+    memcpy((void *)(BIG_BASE + 0x40), testk_gdt, 32);
+    stub[0] = 0xea;                     /* ljmp $0x10, $post_launch */
+    memcpy(stub + 1, &target, 4);
+    stub[5] = VSENTER_SEL_CODE;
+    stub[6] = 0;
+    lgdt(BIG_BASE + 0x40, 31);
+    lidt(0, 0);
+    print("TESTK: big mle 0x%x+0x%x entry 0x%x\n", BIG_BASE, VSENTER_MLE_MAX, BIG_BASE + 0x80);
+    vs_request("big", BIG_BASE, BIG_BASE);
 }
 
 /* ---- S3 ---- */
@@ -741,8 +1029,8 @@ static void s3_start(const char *cmdline, uint32_t magic, uint32_t info)
     box->slp_typ = typ < 0 ? 1 : (uint32_t)typ;
     pm_base_pci(1);
     if (has_word(cmdline, "vsenter") && uart_present(COM2)) {
-        vsenter((uint32_t)__mle_start, (uint32_t)(__mle_end - __mle_start));
-        print_pcrs("launched");
+        after_launch = AFTER_S3;
+        vs_launch();                    /* returns only if refused */
     }
     s3_sleep();
 }
@@ -870,21 +1158,31 @@ void kmain(uint32_t magic, uint32_t info)
     if (IS("s3"))
         s3_start(cmdline, magic, info);
     if (action[0] == 'v' && action[1] == 's') {
-        uint32_t base = (uint32_t)__mle_start, size = (uint32_t)(__mle_end - __mle_start);
-
         if (!uart_present(COM2)) {
             print("TESTK: no VSENTER UART\n");
             poweroff();
         }
         if (IS("vsgarbage"))
             vs_garbage();
+        if (IS("vsbadhdr"))
+            vs_bad_headers();
+        if (IS("vsbadstate"))
+            vs_bad_states();
+        if (IS("vssmp"))
+            vs_smp();
         if (IS("vstwice"))
-            vsenter(base, size);
-        if (IS("vsbig")) {
-            base = 0x01000000;
-            size = VSENTER_MLE_MAX;
+            after_launch = AFTER_TWICE;
+        if (IS("vswait")) {
+            /* time for the test to do something to the host (kill swtpm) */
+            print("TESTK: waiting\n");
+            wait_rtc_seconds(3);
+            print("TESTK: waited\n");
         }
-        vsenter(base, size);
+        if (IS("vsbig"))
+            vs_big();
+        else
+            vs_launch();
+        /* refused */
         print_pcrs("after");
     }
     poweroff();

@@ -1,48 +1,73 @@
 /* SPDX-License-Identifier: MIT */
 /* Unit tests of host/lib's pure parts: VSENTER parsing and line assembly, the swtpm control
- * framing, the JSON look-up, the module-string rule (also without modules). Prints "N passed, N failed". */
+ * framing, the JSON look-up, the module-string rule (also without modules); the MLE header
+ * (t_mlehdr.c), `info registers -a` and the launch decisions (t_cpustate.c), the gdb remote
+ * protocol and the multiplexer's tracking (t_gdb.c). Prints "N passed, N failed".
+ * usage: host-unit [DATA-DIR]   (default host/tests/unit/data, from the top of the tree) */
+#include "unit.h"
 #include "boot.h"
 #include "iso.h"
 #include "json.h"
 #include "tpmctrl.h"
+#include "util.h"
 #include "vsenter.h"
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int passed, failed;
+int unit_passed, unit_failed;
+const char *unit_data_dir = "host/tests/unit/data";
 
-#define CHECK(cond, ...) do { \
-    if (cond) { passed++; } else { failed++; printf("FAIL %s:%d: ", __FILE__, __LINE__); \
-        printf(__VA_ARGS__); printf("\n"); } } while (0)
+char *unit_data(const char *name)
+{
+    char *path = xasprintf("%s/%s", unit_data_dir, name);
+    size_t len;
+    uint8_t *d = file_read_all(path, &len, 1 << 20);
+    char *s;
+
+    if (!d) {
+        printf("FAIL cannot read %s\n", path);
+        exit(2);
+    }
+    s = xmalloc(len + 1);
+    memcpy(s, d, len);
+    s[len] = 0;
+    free(d);
+    free(path);
+    return s;
+}
 
 static void test_vs_parse(void)
 {
-    static const struct { const char *line; int ok; const char *err; uint32_t base, size; } t[] = {
-        { "VSENTER 1 mle_base=0x00100000 mle_size=0x00003788", 1, NULL, 0x100000, 0x3788 },
-        { "VSENTER 1 mle_base=0x1 mle_size=0x1", 1, NULL, 1, 1 },
-        { "VSENTER 1 mle_base=0x00000000 mle_size=0x01000000", 1, NULL, 0, 0x1000000 },
-        { "VSENTER 1 mle_base=0x1fffffff mle_size=0x00000001", 1, NULL, 0x1fffffff, 1 },
-        { "VSENTER 1 mle_base=0x1fffffff mle_size=0x00000002", 0, "MLE range not in guest RAM", 0, 0 },
-        { "VSENTER 1 mle_base=0x00100000 mle_size=0x01000001", 0, "mle_size above 0x1000000", 0, 0 },
-        { "VSENTER 1 mle_base=0x00100000 mle_size=0x00000000", 0, "mle_size is 0", 0, 0 },
-        { "VSENTER 1 mle_base=0xffffffff mle_size=0x00000002", 0, "MLE range crosses 4 GiB", 0, 0 },
-        { "VSENTER 2 mle_base=0x00100000 mle_size=0x1", 0, "unsupported protocol 2", 0, 0 },
-        { "VSENTER 01 mle_base=0x00100000 mle_size=0x1", 1, NULL, 0x100000, 1 },
-        { "VSENTER 1 mle_base=0x00100000 mle_size=0x1 ", 0, "malformed request", 0, 0 },
-        { "VSENTER 1 mle_base=0x001000000 mle_size=0x1", 0, "malformed request", 0, 0 },
-        { "VSENTER 1 mle_base=00100000 mle_size=0x1", 0, "malformed request", 0, 0 },
-        { "VSENTER 1 mle_base=0x mle_size=0x1", 0, "malformed request", 0, 0 },
-        { "VSENTER 1  mle_base=0x1 mle_size=0x1", 0, "malformed request", 0, 0 },
-        { "VSENTER 1 mle_size=0x1 mle_base=0x1", 0, "malformed request", 0, 0 },
+    static const struct { const char *line; int ok; const char *err; uint32_t base, hdr; } t[] = {
+        { "VSENTER 2 mle_base=0x00100000 mle_hdr=0x00105450", 1, NULL, 0x100000, 0x105450 },
+        { "VSENTER 2 mle_base=0x1 mle_hdr=0x1", 1, NULL, 1, 1 },
+        { "VSENTER 02 mle_base=0x00100000 mle_hdr=0x00100040", 1, NULL, 0x100000, 0x100040 },
+        { "VSENTER 2 mle_base=0xFFFFFFFF mle_hdr=0x0000ABCD", 1, NULL, 0xffffffff, 0xabcd },
+        /* the header's 0x34 bytes must be in RAM (0x20000000 here) and below 4 GiB */
+        { "VSENTER 2 mle_base=0x0 mle_hdr=0x1fffffcc", 1, NULL, 0, 0x1fffffcc },
+        { "VSENTER 2 mle_base=0x0 mle_hdr=0x1fffffcd", 0, "MLE header not in guest RAM", 0, 0 },
+        { "VSENTER 2 mle_base=0x0 mle_hdr=0xffffffcc", 0, "MLE header not in guest RAM", 0, 0 },
+        { "VSENTER 2 mle_base=0x0 mle_hdr=0xffffffcd", 0, "MLE header crosses 4 GiB", 0, 0 },
+        { "VSENTER 1 mle_base=0x00100000 mle_size=0x00003788", 0, "unsupported protocol 1", 0, 0 },
+        { "VSENTER 3 mle_base=0x00100000 mle_hdr=0x1", 0, "unsupported protocol 3", 0, 0 },
+        { "VSENTER 2 mle_base=0x00100000 mle_size=0x1", 0, "malformed request", 0, 0 },
+        { "VSENTER 2 mle_base=0x00100000 mle_hdr=0x1 ", 0, "malformed request", 0, 0 },
+        { "VSENTER 2 mle_base=0x001000000 mle_hdr=0x1", 0, "malformed request", 0, 0 },
+        { "VSENTER 2 mle_base=00100000 mle_hdr=0x1", 0, "malformed request", 0, 0 },
+        { "VSENTER 2 mle_base=0x mle_hdr=0x1", 0, "malformed request", 0, 0 },
+        { "VSENTER 2  mle_base=0x1 mle_hdr=0x1", 0, "malformed request", 0, 0 },
+        { "VSENTER 2 mle_hdr=0x1 mle_base=0x1", 0, "malformed request", 0, 0 },
+        { "VSENTER 2 mle_base=0x1 mle_hdr=0xg", 0, "malformed request", 0, 0 },
         { "VSENTER", 0, "not a VSENTER request", 0, 0 },
         { "VSENTER ", 0, "malformed request", 0, 0 },
         { "VSENTER x", 0, "malformed request", 0, 0 },
-        { "VSENTER 99999 mle_base=0x1 mle_size=0x1", 0, "malformed request", 0, 0 },
+        { "VSENTER 99999 mle_base=0x1 mle_hdr=0x1", 0, "malformed request", 0, 0 },
         { "", 0, "not a VSENTER request", 0, 0 },
-        { "vsenter 1 mle_base=0x1 mle_size=0x1", 0, "not a VSENTER request", 0, 0 },
+        { "vsenter 2 mle_base=0x1 mle_hdr=0x1", 0, "not a VSENTER request", 0, 0 },
     };
     for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
         struct vs_request rq = { 0, 0 };
@@ -50,16 +75,16 @@ static void test_vs_parse(void)
         int rc = vs_parse(t[i].line, 0x20000000, &rq, err, sizeof(err));
 
         if (t[i].ok)
-            CHECK(rc == 0 && rq.mle_base == t[i].base && rq.mle_size == t[i].size,
+            CHECK(rc == 0 && rq.mle_base == t[i].base && rq.mle_hdr == t[i].hdr,
                   "'%s' -> %d %s", t[i].line, rc, err);
         else
             CHECK(rc == -1 && !strcmp(err, t[i].err), "'%s' -> %d '%s'", t[i].line, rc, err);
     }
-    /* random lines built from protocol pieces: never accepted outside the limits */
+    /* random lines built from protocol pieces: an accepted one always has its header in RAM */
     {
         static const char *const piece[] = {
-            "VSENTER ", "1", "2", " ", "mle_base=", "mle_size=", "0x", "ffffffff", "00100000",
-            "0", "1fffffff", "01000000", "x", "\r", "", "00000001",
+            "VSENTER ", "1", "2", " ", "mle_base=", "mle_hdr=", "0x", "ffffffff", "00100000",
+            "0", "1fffffff", "01000000", "x", "\r", "", "1fffffcc",
         };
         bool ok = true;
 
@@ -67,17 +92,40 @@ static void test_vs_parse(void)
         for (int i = 0; i < 100000; i++) {
             char line[VSENTER_LINE_MAX * 2] = "", err[128];
             struct vs_request rq;
-            int n = rand() % 10;
+            int n = rand() % 13;
 
             for (int k = 0; k < n; k++)
                 strcat(line, piece[rand() % 16]);
-            if (vs_parse(line, 0x20000000, &rq, err, sizeof(err)) == 0)
-                ok = ok && rq.mle_size > 0 && rq.mle_size <= VSENTER_MLE_MAX &&
-                     (uint64_t)rq.mle_base + rq.mle_size <= 0x20000000;
-            else
+            if (vs_parse(line, 0x20000000, &rq, err, sizeof(err)) == 0) {
+                ok = ok && (uint64_t)rq.mle_hdr + 0x34 <= 0x20000000;
+            } else {
                 ok = ok && err[0];
+            }
         }
         CHECK(ok, "random requests stay within the limits");
+    }
+    /* well-formed requests with random numbers: accepted exactly when the header is in RAM */
+    {
+        bool ok = true;
+        int accepted = 0;
+
+        for (int i = 0; i < 20000; i++) {
+            uint32_t base = (uint32_t)rand() << 1 ^ (uint32_t)rand();
+            uint32_t hdr = i % 2 ? 0x20000000u - 0x34 + (uint32_t)(rand() % 64) - 32
+                                 : (uint32_t)rand() << 1 ^ (uint32_t)rand();
+            char line[VSENTER_LINE_MAX], err[128];
+            struct vs_request rq;
+            bool want = (uint64_t)hdr + 0x34 <= 0x20000000;
+
+            snprintf(line, sizeof(line), "VSENTER 2 mle_base=0x%x mle_hdr=0x%08x", base, hdr);
+            if (vs_parse(line, 0x20000000, &rq, err, sizeof(err)) == 0) {
+                ok = ok && want && rq.mle_base == base && rq.mle_hdr == hdr;
+                accepted++;
+            } else {
+                ok = ok && !want;
+            }
+        }
+        CHECK(ok && accepted > 5000, "well-formed random requests (%d accepted)", accepted);
     }
     CHECK(vs_lowmem("q35", 512u << 20) == 512u << 20, "q35 512M");
     CHECK(vs_lowmem("q35", 3ull << 30) == 2ull << 30, "q35 3G");
@@ -185,7 +233,7 @@ static void test_json(void)
 static void test_boot(void)
 {
     struct boot b = { "/x/out/vtboot.gz", "/y/bzImage", "/z/initrd.img",
-                      "logging=serial,memory  loglvl=all", "console=ttyS0 a=\"b c\" d\\e" };
+                      "logging=serial,memory  loglvl=all", "console=ttyS0 a=\"b c\" d\\e", NULL };
     struct boot_strings s;
     char err[256];
     char *w;
@@ -250,13 +298,20 @@ static void test_boot(void)
     free(w);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    signal(SIGPIPE, SIG_IGN);           /* writes to closed sockets (t_gdb.c) fail instead */
+    if (argc > 1)
+        unit_data_dir = argv[1];
     test_vs_parse();
     test_vs_lines();
     test_tpmctrl();
     test_json();
     test_boot();
-    printf("host unit: %d passed, %d failed\n", passed, failed);
-    return failed != 0;
+    test_mlehdr();
+    test_cpustate();
+    test_gdbrsp();
+    test_gdbtrack();
+    printf("host unit: %d passed, %d failed\n", unit_passed, unit_failed);
+    return unit_failed != 0;
 }

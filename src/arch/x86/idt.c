@@ -2,6 +2,7 @@
 /* The exception table: any fault in vtboot is reported on the log and ends in a clean halt. */
 #include <stdint.h>
 
+#include "arch/x86/cpu.h"
 #include "arch/x86/segments.h"
 #include "log/printk.h"
 #include "platform.h"
@@ -27,7 +28,6 @@ extern const uint8_t exception_stubs[];
 static struct idt_gate idt[NR_EXCEPTIONS];
 static struct __attribute__((packed)) { uint16_t limit; uint32_t base; } idt_descriptor;
 
-void idt_install(void);
 void exception_handler(const struct exception_frame *f);
 
 void idt_install(void)

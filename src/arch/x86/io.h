@@ -58,6 +58,18 @@ static inline uint32_t cpu_apic_id(void)
     return r[1] >> 24;
 }
 
+static inline uint64_t rdmsr(uint32_t msr)
+{
+    uint32_t lo, hi;
+    __asm__ __volatile__("rdmsr" : "=a"(lo), "=d"(hi) : "c"(msr));
+    return ((uint64_t)hi << 32) | lo;
+}
+
+static inline void wrmsr(uint32_t msr, uint64_t v)
+{
+    __asm__ __volatile__("wrmsr" : : "c"(msr), "a"((uint32_t)v), "d"((uint32_t)(v >> 32)));
+}
+
 static inline void wbinvd(void) { __asm__ __volatile__("wbinvd" ::: "memory"); }
 
 __attribute__((noreturn)) static inline void cpu_halt_forever(void)

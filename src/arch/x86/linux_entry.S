@@ -4,6 +4,7 @@
  * (Documentation/x86/boot.rst, "32-bit boot protocol"): flat __BOOT_CS/__BOOT_DS, paging and
  * interrupts off, ESI = zero page, EBP = EDI = EBX = 0.
  */
+#include "arch/x86/entry.h"
 #include "arch/x86/segments.h"
 
     .text
@@ -15,12 +16,7 @@ linux_enter:
     cli
     lgdt gdt_descriptor
     ljmp $SEL_CODE32, $1f
-1:  movw $SEL_DATA32, %ax
-    movw %ax, %ds
-    movw %ax, %es
-    movw %ax, %fs
-    movw %ax, %gs
-    movw %ax, %ss
+1:  DATA_SEGMENTS
     movl %esi, %eax
     xorl %ebp, %ebp
     xorl %edi, %edi

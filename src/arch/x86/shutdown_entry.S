@@ -6,6 +6,7 @@
  * [tboot_base, tboot_base + tboot_size), the stack still the kernel's. Leave paging, switch to
  * this CPU's own stack and hand over to C with the APIC ID.
  */
+#include "arch/x86/entry.h"
 #include "arch/x86/segments.h"
 
 #define MSR_EFER 0xc0000080
@@ -56,12 +57,7 @@ shutdown_entry32:
     movl %eax, %cr0
 
 flat32:
-    movw $SEL_DATA32, %ax
-    movw %ax, %ds
-    movw %ax, %es
-    movw %ax, %fs
-    movw %ax, %gs
-    movw %ax, %ss
+    DATA_SEGMENTS
     xorl %eax, %eax
     movl %eax, %cr4
     /* this CPU's stack, by APIC ID (capped: CPUs beyond MAX_CPUS share the last one) */

@@ -131,6 +131,18 @@ static void move(void **state)
     assert_memory_equal(big + 16, uuid, 16);
     assert_memory_equal(big + 16 + 61, "overlap", 7);
     assert_int_equal(get16(big + 16, 18), 7);
+    /* a small log moved into a bigger area takes the whole area: the pre-launch code's log
+     * (4 KiB) continues at tboot's address (32 KiB) */
+    static uint8_t small[0x1000];
+    log = memlog_init(small, sizeof(small));
+    assert_int_equal(get16(small, 16), 0x1000 - 62);
+    memlog_append(log, "pre", 3);
+    memset(to, 0x77, sizeof(to));
+    n = memlog_move(log, to, 0x8000);
+    assert_ptr_equal(n, to);
+    assert_int_equal(get16(to, 16), 32706);
+    assert_int_equal(get16(to, 18), 3);
+    assert_memory_equal(to + 61, "pre", 3);
 }
 
 int main(void)

@@ -653,6 +653,40 @@ static void names(void **state)
     assert_string_equal(tb_error_name((enum tb_error)(TB_ERR_S3_INTEGRITY + 1)), "unknown error");
 }
 
+/* Where the policy comes from: only an index that does not exist (TPM_RC_HANDLE for handle 1,
+ * what NV_ReadPublic answers) means "tboot's default"; once it exists, nothing falls back. */
+static void policy_source_fails_closed(void **state)
+{
+    (void)state;
+    struct tb_policy_nv_read r = { 0 };
+    assert_int_equal(tb_policy_source(&r), TB_POLICY_FROM_NV);
+
+    r = (struct tb_policy_nv_read){ .public_rc = 0x18b };            /* TPM_RC_HANDLE + 1 */
+    assert_int_equal(tb_policy_source(&r), TB_POLICY_DEFAULT);
+    r.public_rc = 0x08b;                                              /* no handle number */
+    assert_int_equal(tb_policy_source(&r), TB_POLICY_DEFAULT);
+    /* other answers to NV_ReadPublic: whether the index exists is unknown */
+    static const int unknown[] = { -1, 0x101 /* FAILURE */, 0x921 /* LOCKOUT */,
+                                   0x922 /* RETRY */, 0x1c4 /* VALUE, parameter 1 */,
+                                   0x98b /* HANDLE for session 1 */, 0x18a /* not HANDLE */ };
+    for (unsigned i = 0; i < sizeof(unknown) / sizeof(unknown[0]); i++) {
+        r = (struct tb_policy_nv_read){ .public_rc = unknown[i] };
+        assert_int_equal(tb_policy_source(&r), TB_POLICY_HALT);
+    }
+    /* the index exists: PPWRITE, a failed read (DA lockout, a transport error), a bad policy */
+    r = (struct tb_policy_nv_read){ .attributes = TPMA_NV_PPWRITE };
+    assert_int_equal(tb_policy_source(&r), TB_POLICY_HALT);
+    r = (struct tb_policy_nv_read){ .read_rc = 0x921 };
+    assert_int_equal(tb_policy_source(&r), TB_POLICY_HALT);
+    r = (struct tb_policy_nv_read){ .read_rc = -1 };
+    assert_int_equal(tb_policy_source(&r), TB_POLICY_HALT);
+    r = (struct tb_policy_nv_read){ .parse_rc = -1 };
+    assert_int_equal(tb_policy_source(&r), TB_POLICY_HALT);
+    /* other attributes do not matter */
+    r = (struct tb_policy_nv_read){ .attributes = ~TPMA_NV_PPWRITE };
+    assert_int_equal(tb_policy_source(&r), TB_POLICY_FROM_NV);
+}
+
 int main(void)
 {
 #define P(fn) cmocka_unit_test_setup_teardown(fn, polgen_setup, polgen_teardown)
@@ -670,6 +704,7 @@ int main(void)
         cmocka_unit_test(accepts),
         cmocka_unit_test(action_map),
         cmocka_unit_test(names),
+        cmocka_unit_test(policy_source_fails_closed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

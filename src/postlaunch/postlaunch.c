@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vtboot after the launch (tboot's post_launch): the MLE, entered only by the host's virtual
+ * SENTER at its entry point (postlaunch/entry.S), measured in PCR 17. It runs with the options
+ * of its own measured command line, confirms the launch in PCR 17 before anything else (every
+ * halt from then on caps PCRs 17-19), puts the other CPUs in wait-for-SIPI, then checks what
+ * the pre-launch code left and boots or resumes, re-validating every input it uses.
+ */
+#include <stdint.h>
+
+#include "abi/tboot_log.h"
+#include "boot/handoff.h"
+#include "drivers/apic.h"
+#include "launch.h"
+#include "layout.h"
+#include "lib/phys.h"
+#include "lib/string.h"
+#include "log/memlog.h"
+#include "log/printk.h"
+#include "main.h"
+#include "platform.h"
+#include "s3.h"
+
+void postlaunch_main(void) __attribute__((noreturn));
+
+static uint8_t memlog_staging[TBOOT_LOG_SIZE] __attribute__((aligned(16)));
+
+/* The pre-launch lines go into the memory log too (they are on the console already), marked
+ * as what they are. */
+static void keep_prelaunch_log(const struct handoff *h)
+{
+    struct tboot_log *log = printk_memlog();
+    size_t len;
+    const char *text = handoff_log_text(h, &len);
+
+    if (!log || !text || !len)
+        return;
+    printk_memlog_only(LOG_INFO, "the pre-launch code (not measured) logged %u bytes:\n",
+                       (unsigned)len);
+    memlog_append(log, text, len);
+}
+
+void postlaunch_main(void)
+{
+    char err[128];
+
+    boot_log_init(memlog_staging, sizeof(memlog_staging));
+    /* The command line the launch measured, and nothing else, sets the options. */
+    mle_cmdline[MLE_CMDLINE_SIZE - 1] = '\0';
+    boot_log_options(mle_cmdline);
+    boot_banner("measured launch environment (entered by the virtual SENTER)");
+    pr_info("command line: %s\n", mle_cmdline);
+    launch_confirm(boot_options());
+    apic_init_others();
+
+    if (handoff_check(&handoff, err, sizeof(err))) {
+        pr_err("%s\n", err);
+        platform_halt("nothing to launch");
+    }
+    if (handoff.kind == HANDOFF_S3_RESUME) {
+        s3_resume_log();
+        keep_prelaunch_log(&handoff);
+        s3_resume();
+    }
+    keep_prelaunch_log(&handoff);
+    boot_linux(handoff.loader_magic, handoff.loader_info, true);
+}

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vtboot before the launch (tboot's begin_launch), entered from the loader or from the S3
+ * waking vector. Nothing here is measured and nothing here is trusted later: it finds its
+ * command line and logging options, writes the command line into the MLE (so that the launch
+ * measures it), leaves the MLE a hand-over, stops the other CPUs and asks the host for the
+ * launch. A launch never comes back here. Without one, the policy decides whether Linux
+ * starts unmeasured, through the same boot flow the MLE runs.
+ */
+#include <stdint.h>
+
+#include "abi/tboot_log.h"
+#include "boot/handoff.h"
+#include "drivers/apic.h"
+#include "drivers/timer.h"
+#include "drivers/vsenter.h"
+#include "launch.h"
+#include "layout.h"
+#include "lib/phys.h"
+#include "lib/string.h"
+#include "log/memlog.h"
+#include "log/printk.h"
+#include "main.h"
+#include "platform.h"
+#include "s3.h"
+#include "tboot/s3state.h"
+
+void prelaunch_boot(uint32_t magic, uint32_t info) __attribute__((noreturn));
+void prelaunch_resume(void) __attribute__((noreturn));
+
+/* How long an INIT takes to reach every other CPU before the host looks at them. */
+#define INIT_SETTLE_US 10000u
+
+__attribute__((section(".handoff"))) struct handoff handoff;
+
+/* Asks for the launch of this image; returns only without one, having said why. A request
+ * the host never answered may have reset PCR 17 without a launch: that is capped first. */
+static void request_launch(const struct vtboot_options *opts)
+{
+    char reply[96];
+
+    apic_init_others();
+    timer_init();
+    timer_delay_us(INIT_SETTLE_US);
+    pr_info("requesting the dynamic launch (virtual SENTER) of the MLE at 0x%08x "
+            "(header 0x%08x)\n", sym_addr(_mle_start), sym_addr(&mle_header));
+    enum vsenter_result r = vsenter_request(sym_addr(_mle_start), sym_addr(&mle_header),
+                                            reply, sizeof(reply));
+    pr_err("NO DYNAMIC LAUNCH: %s%s\n",
+           r == VSENTER_ABSENT ? "no virtual SENTER channel (platform without TXT)"
+           : r == VSENTER_REFUSED ? "the host refused: " : "the host did not answer",
+           r == VSENTER_REFUSED ? reply : "");
+    if (r == VSENTER_NO_ANSWER)
+        launch_cap_unconfirmed(opts);
+}
+
+void prelaunch_boot(uint32_t magic, uint32_t info)
+{
+    boot_log_init(handoff.log, sizeof(handoff.log));
+    const struct boot_info *bi = boot_read_loader(magic, info);
+    boot_log_options(bi->cmdline);
+    boot_banner("pre-launch (not measured)");
+    pr_info("command line: %s\n", bi->cmdline);
+
+    mle_cmdline_store(mle_cmdline, MLE_CMDLINE_SIZE, bi->cmdline);
+    handoff_start(&handoff, HANDOFF_BOOT, magic, info);
+    request_launch(boot_options());
+    boot_linux(magic, info, false);
+}
+
+void prelaunch_resume(void)
+{
+    const struct s3_state *s = s3_state_area();
+
+    if (s->magic != S3_STATE_MAGIC || s->version != S3_STATE_VERSION || s->size != sizeof(*s))
+        platform_halt_silently();   /* not ours to resume: no console known either */
+    boot_log_init(handoff.log, sizeof(handoff.log));
+    apply_log_options(&s->opts);
+    pr_info("S3 resume: the firmware entered the waking vector\n");
+    s3_restore_chipset(s);
+    platform_init(s->rsdp);
+
+    mle_cmdline_store(mle_cmdline, MLE_CMDLINE_SIZE, s->cmdline);
+    handoff_start(&handoff, HANDOFF_S3_RESUME, 0, 0);
+    request_launch(&s->opts);
+    platform_halt("S3: no launch to resume in");
+}
