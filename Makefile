@@ -21,7 +21,9 @@ include src/vtboot.mk
 include host/host.mk
 include kernel/kernel.mk
 include guest/guest.mk
+include xen/xen.mk
 include tests/tests.mk
+include packaging/packaging.mk
 
 build: $(BUILD)
 

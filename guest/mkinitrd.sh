@@ -2,7 +2,8 @@
 # guest/mkinitrd.sh OUTPUT: build the guest initramfs (gzip'd newc cpio) into OUTPUT.
 #
 # Contents: busybox-static with every applet as a symlink, guest/init as /init, vtboot's guest tools
-# (GUEST_TOOLS, static binaries into /usr/bin), and Debian's
+# (GUEST_TOOLS, static binaries into /usr/bin; GUEST_DYN_TOOLS, dynamic ones with their
+# libraries, e.g. vtboot-attest), and Debian's
 # /usr/sbin/txt-stat (package tboot) with the shared libraries and dynamic loader that ldd reports, at
 # their own paths. Owners are 0:0, mtimes are fixed (SOURCE_DATE_EPOCH, default 0), the file order is
 # sorted and gzip stores no name or time, so the same inputs give the same bytes.
@@ -51,18 +52,33 @@ for tool in ${GUEST_TOOLS:-}; do
     install -m 755 "$tool" "$r/usr/bin/$(basename "$tool")"
 done
 
-# txt-stat and what it links against. ldd prints "name => /path (addr)" and "/path/ld.so (addr)".
+# copy_libs BINARY: what it links against, at the same paths. ldd prints "name => /path (addr)"
+# and "/path/ld.so (addr)".
+copy_libs() {
+    libs=$(ldd "$1" | sed -n -e 's/^.*=> \(\/[^ ]*\) (0x[0-9a-f]*)$/\1/p' -e 's/^[[:space:]]*\(\/[^ ]*\) (0x[0-9a-f]*)$/\1/p')
+    [ -n "$libs" ] || die "ldd found no libraries for $1"
+    interp_ok=0
+    for lib in $libs; do
+        mkdir -p "$r$(dirname "$lib")"
+        cp -L "$lib" "$r$lib"
+        chmod 755 "$r$lib"
+        case "$lib" in */ld-linux*) interp_ok=1 ;; esac
+    done
+    [ "$interp_ok" = 1 ] || die "ldd did not report the dynamic loader of $1"
+}
+
+# txt-stat and what it links against.
 install -m 755 "$txtstat" "$r/usr/sbin/txt-stat"
-libs=$(ldd "$txtstat" | sed -n -e 's/^.*=> \(\/[^ ]*\) (0x[0-9a-f]*)$/\1/p' -e 's/^[[:space:]]*\(\/[^ ]*\) (0x[0-9a-f]*)$/\1/p')
-[ -n "$libs" ] || die "ldd found no libraries for $txtstat"
-interp_ok=0
-for lib in $libs; do
-    mkdir -p "$r$(dirname "$lib")"
-    cp -L "$lib" "$r$lib"
-    chmod 755 "$r$lib"
-    case "$lib" in */ld-linux*) interp_ok=1 ;; esac
+copy_libs "$txtstat"
+
+# vtboot's dynamically linked tools (GUEST_DYN_TOOLS="path ...", into /usr/bin without their
+# debug information) and their libraries.
+for tool in ${GUEST_DYN_TOOLS:-}; do
+    [ -x "$tool" ] || die "guest tool $tool missing"
+    strip -g -o "$r/usr/bin/$(basename "$tool")" "$tool" || die "cannot strip $tool"
+    chmod 755 "$r/usr/bin/$(basename "$tool")"
+    copy_libs "$tool"
 done
-[ "$interp_ok" = 1 ] || die "ldd did not report the dynamic loader of $txtstat"
 
 cat > "$r/etc/passwd" <<'PW'
 root:x:0:0:root:/root:/bin/sh
@@ -80,6 +96,9 @@ find "$r" -exec touch -h -d "@$epoch" {} +
 gzip -dc "$tmp/initrd.img" | cpio -it --quiet > "$tmp/list"
 grep -qx init "$tmp/list" || die "built archive has no /init"
 grep -qx usr/sbin/txt-stat "$tmp/list" || die "built archive has no txt-stat"
+for tool in ${GUEST_DYN_TOOLS:-}; do
+    grep -qx "usr/bin/$(basename "$tool")" "$tmp/list" || die "built archive has no $(basename "$tool")"
+done
 
 mv -f "$tmp/initrd.img" "$out"
 echo "guest: built $out ($(wc -c < "$out") bytes, $(wc -l < "$tmp/list") entries)"

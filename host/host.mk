@@ -36,6 +36,12 @@ HOST_PURE.vtboot-pcr := src/tboot/policy.c src/tpm/tpm2.c src/tpm/marshal.c src/
 HOST_PURE_OBJ = $(patsubst src/%.c,$(HOST_OBJDIR)/pure/%.o,$(HOST_PURE.$(1)))
 HOST_LDLIBS.vtboot-pcr := -lz
 DEPS += zlib1g-dev
+# vtboot-attest: tpm2-tss (ESAPI, marshalling, the device and swtpm TCTIs); the guest runs it too
+HOST_PURE.vtboot-attest := $(HOST_PURE.vtboot-pcr)
+HOST_LDLIBS.vtboot-attest := -ltss2-esys -ltss2-mu -ltss2-tcti-device -ltss2-tcti-swtpm -lz
+# swtpm_localca (swtpm-tools) makes the EK CA with gnutls-bin's certtool; the attestation tests
+# forge a quote with python3-cryptography
+DEPS += libtss2-dev gnutls-bin python3-cryptography
 
 $(HOST_OBJDIR)/pure/%.o: src/%.c
 	@mkdir -p $(@D)

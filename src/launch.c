@@ -17,8 +17,6 @@
 #include "tpm/eventlog.h"
 #include "tpm/tpm2.h"
 
-#define LAUNCH_LOCALITY 2u           /* tboot measures at locality 2 after SENTER */
-
 static struct tis tis;
 static struct tpm2 tpm;
 static struct tpm_banks banks;

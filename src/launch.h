@@ -15,6 +15,8 @@
 #include "boot/options.h"
 #include "tboot/measure.h"
 
+#define LAUNCH_LOCALITY 2u           /* tboot uses the TPM at locality 2 after SENTER */
+
 struct launch_state {
     bool tpm;                        /* a TPM 2.0 answered */
     bool launched;                   /* PCR 17 holds the dynamic launch of our MLE */

@@ -14,6 +14,7 @@
 #include "arch/x86/segments.h"
 #include "boot/bootinfo.h"
 #include "boot/options.h"
+#include "boot_mb.h"
 #include "drivers/uart.h"
 #include "launch.h"
 #include "layout.h"
@@ -71,11 +72,6 @@ const struct vtboot_options *boot_options(void)
 const char *boot_cmdline(void)
 {
     return mle_cmdline;
-}
-
-uint64_t boot_rsdp(void)
-{
-    return bi.rsdp_len ? sym_addr(rsdp_copy) : 0;
 }
 
 const struct e820_map *linux_e820_map(void)
@@ -311,7 +307,7 @@ void boot_log_init(void *staging, size_t size)
 {
     options_defaults(&opts);
     apply_log_options(&opts);
-    printk_set_memlog(memlog_init(staging, size));
+    printk_set_memlog(memlog_init(staging, size), size);
 }
 
 void boot_log_options(const char *cmdline)
@@ -323,7 +319,7 @@ void boot_log_options(const char *cmdline)
     options_parse(&opts, cmdline, &diag);
     apply_log_options(&opts);
     if (!opts.log_memory)
-        printk_set_memlog(0);
+        printk_set_memlog(0, 0);
     for (unsigned i = 0; i < diag.n; i++)
         pr_warn("%s\n", diag.msg[i]);
 }
@@ -363,11 +359,17 @@ void boot_linux(uint32_t magic, uint32_t info, bool launched)
     check_modules(own, nown);
     build_final_map(own, nown);
     if (opts.log_memory) {
-        printk_set_memlog(memlog_move(printk_memlog(), phys_map(TBOOT_LOG_ADDR, TBOOT_LOG_SIZE),
-                                      TBOOT_LOG_SIZE));
+        size_t staging_size;
+        struct tboot_log *staging = printk_memlog(&staging_size);
+        printk_set_memlog(memlog_move(staging, staging_size,
+                                      phys_map(TBOOT_LOG_ADDR, TBOOT_LOG_SIZE), TBOOT_LOG_SIZE),
+                          TBOOT_LOG_SIZE);
         pr_info("memory log at 0x%x (0x%x bytes), reserved\n", TBOOT_LOG_ADDR, TBOOT_LOG_SIZE);
     }
-    plan_linux(own, nown);
+    /* module 0 by its content: a multiboot ELF kernel (Xen) takes its own path */
+    bool multiboot = boot_mb_plan(&bi, &final_map, own, nown);
+    if (!multiboot)
+        plan_linux(own, nown);
     init_shared_page();
     if (launched) {
         launch_log_start();
@@ -375,5 +377,7 @@ void boot_linux(uint32_t magic, uint32_t info, bool launched)
     } else {
         launch_unmeasured(&opts, &launch);
     }
+    if (multiboot)
+        boot_mb_start(&bi);
     start_linux();
 }

@@ -32,7 +32,6 @@ __attribute__((noreturn)) void boot_linux(uint32_t magic, uint32_t info, bool la
 
 const struct vtboot_options *boot_options(void);
 const char *boot_cmdline(void);              /* vtboot's own, as measured with the MLE */
-uint64_t boot_rsdp(void);                    /* 0: found by searching */
 const struct e820_map *linux_e820_map(void); /* the map Linux was given */
 
 /* The console and log levels of `o` (serial port, memory log on or off). */

@@ -61,8 +61,9 @@ void platform_poweroff(void)
             ACPI_PM1_SLP_EN;
         acpi_pm1_sleep(&acpi.pm1a_cnt, &acpi.pm1b_cnt, (uint16_t)a, (uint16_t)b);
     }
-    pr_err("power-off did not happen; stopping the CPU\n");
-    cpu_halt_forever();
+    /* a machine that will not power off is reset: it must end, never hang */
+    pr_err("power-off did not happen; resetting the machine instead\n");
+    platform_reboot();
 }
 
 void platform_reboot(void)

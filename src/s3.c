@@ -15,6 +15,7 @@
 #include "abi/acpi.h"
 #include "abi/tboot_log.h"
 #include "abi/tboot_shared.h"
+#include "abi/vtboot_ext.h"
 #include "arch/x86/io.h"
 #include "arch/x86/segments.h"
 #include "crypto/hash.h"
@@ -55,6 +56,32 @@ static struct s3_state *state(void)
 const struct s3_state *s3_state_area(void)
 {
     return state();
+}
+
+static struct vtboot_ext *ext_block(void)
+{
+    return (struct vtboot_ext *)(_shared_page + VTBOOT_EXT_OFFSET);
+}
+
+/* The RSDP by its bytes: the copy a loader gave lives in .bss, which a resume clears. */
+static void keep_rsdp(struct s3_state *s)
+{
+    const struct acpi_platform *acpi = platform_acpi();
+    const struct acpi_rsdp *r = acpi ? phys_map(acpi->rsdp, ACPI_RSDP_V1_LEN) : 0;
+
+    s->rsdp_len = !r ? 0 : r->revision >= 2 ? ACPI_RSDP_V2_LEN : ACPI_RSDP_V1_LEN;
+    if (s->rsdp_len)
+        memcpy(s->rsdp, phys_map(acpi->rsdp, s->rsdp_len), s->rsdp_len);
+}
+
+uint64_t s3_resume_rsdp(const struct s3_state *s)
+{
+    static uint8_t copy[BOOT_RSDP_MAX] __attribute__((aligned(16)));
+
+    if (s->rsdp_len != ACPI_RSDP_V1_LEN && s->rsdp_len != ACPI_RSDP_V2_LEN)
+        return 0;                    /* found by searching */
+    memcpy(copy, s->rsdp, s->rsdp_len);
+    return sym_addr(copy);
 }
 
 static struct tboot_shared *shared(void)
@@ -124,28 +151,54 @@ static void state_digest(const struct s3_state *s, uint8_t out[32])
     hash_buffer(TPM_ALG_SHA256, s, offsetof(struct s3_state, sealed), out);
 }
 
-/* The TPM part of suspending: a fresh MAC key, the seal, the caps. */
-static void seal_for_resume(struct s3_state *s)
+/* The seal bank's PCR 17 and 18 values, concatenated, and their count of bytes. */
+static unsigned launch_pcr_values(struct tpm2 *t, uint16_t alg, uint8_t *values)
 {
-    struct tpm2 *t = launch_tpm();
+    struct tpm_banks bank = { 1, { alg } };
     struct tpm_digest_list pcr;
-    uint8_t values[2 * TPM2_MAX_DIGEST], policy[TPM2_POLICY_DIGEST_SIZE];
-    uint32_t primary;
-    char err[160];
+    unsigned n = tpm2_digest_size(alg);
 
-    if (!launch_tpm_acquire())
-        integrity_halt("no TPM to seal the memory key with");
-    struct tpm_banks bank = { 1, { seal_bank(launch_banks()) } };
-    s->seal_bank = bank.alg[0];
-    if (!s->seal_bank)
-        integrity_halt("no PCR bank to seal to");
-    unsigned n = tpm2_digest_size(s->seal_bank);
     for (unsigned i = 0; i < 2; i++) {
         if (tpm2_pcr_read(t, seal_pcrs[i], &bank, &pcr))
             integrity_halt(t->err);
         memcpy(values + i * n, pcr.d[0].bytes, n);
     }
+    return 2 * n;
+}
+
+/*
+ * Between this suspend and the MLE's check at the next resume the TPM counts two restarts:
+ * the firmware's TPM2_Startup(STATE), and the resume's dynamic launch (swtpm counts the
+ * locality-4 hash sequence as one; measured: host/README.md). Counts never go back, and a TPM
+ * reset (a reboot) changes resetCount: a state sealed for these counts is good for the next
+ * resume only.
+ */
+#define RESUME_RESTARTS 2u
+
+/*
+ * The TPM part of suspending: a fresh MAC key; the TPM's reset and restart counts the next
+ * resume will find; the state digest; the seal, to PCR 17/18 as launched, recording PCR 17/18
+ * and the state digest in its creation data; the caps.
+ */
+static void seal_for_resume(struct s3_state *s)
+{
+    struct tpm2 *t = launch_tpm();
+    uint8_t values[2 * TPM2_MAX_DIGEST], policy[TPM2_POLICY_DIGEST_SIZE];
+    struct tpm2_clock clock;
+    uint32_t primary;
+    char err[160];
+
+    if (!launch_tpm_acquire())
+        integrity_halt("no TPM to seal the memory key with");
+    s->seal_bank = seal_bank(launch_banks());
+    if (!s->seal_bank)
+        integrity_halt("no PCR bank to seal to");
+    launch_pcr_values(t, s->seal_bank, values);
     tpm2_policy_pcr_digest(s->seal_bank, seal_pcrs, 2, values, policy);
+    if (tpm2_read_clock(t, &clock))
+        integrity_halt(t->err);
+    s->reset_count = clock.reset_count;
+    s->restart_count = clock.restart_count + RESUME_RESTARTS;
 
     if (tpm2_get_random(t, secrets.mac_key, sizeof(secrets.mac_key)))
         integrity_halt(t->err);
@@ -157,15 +210,19 @@ static void seal_for_resume(struct s3_state *s)
     memcpy(secrets.s3_key, shared()->s3_key, sizeof(secrets.s3_key));
     state_digest(s, secrets.state_digest);
 
+    struct tpm2_creation_request req = { s->seal_bank, seal_pcrs, 2, secrets.state_digest,
+                                         sizeof(secrets.state_digest) };
     if (tpm2_create_storage_primary(t, &primary) ||
-        tpm2_seal(t, primary, policy, &secrets, sizeof(secrets), &s->sealed)) {
+        tpm2_seal_recorded(t, primary, policy, &secrets, sizeof(secrets), &req, &s->sealed,
+                           &s->creation)) {
         fmt_snprintf(err, sizeof(err), "sealing the memory key: %s", t->err);
         integrity_halt(err);
     }
     tpm2_flush_context(t, primary);
     memzero_explicit(&secrets, sizeof(secrets));
     memzero_explicit(shared()->s3_key, sizeof(shared()->s3_key));
-    pr_info("S3: key sealed to PCR 17 and 18 (%s) as launched\n", tpm2_alg_name(s->seal_bank));
+    pr_info("S3: key sealed to PCR 17 and 18 (%s) as launched, for the resume after TPM "
+            "restart %u\n", tpm2_alg_name(s->seal_bank), s->restart_count);
     launch_cap_pcrs("entering S3");
     launch_tpm_acquire();
     if (tpm2_shutdown(t, TPM2_SU_STATE))
@@ -217,10 +274,14 @@ void s3_suspend(void)
         s->size = sizeof(*s);
         s->opts = *boot_options();
         strlcpy(s->cmdline, boot_cmdline(), sizeof(s->cmdline));
-        s->rsdp = boot_rsdp();
         s->linux_map = *linux_e820_map();
     }
+    keep_rsdp(s);
     s->vl = *launch_measurements();
+    s->ext_flags = ext_block()->flags;
+    shared_page_fixed_get(sp, &s->shared);
+    if (acpi_digest_tables(platform_acpi()->rsdp, &s->acpi, err, sizeof(err)))
+        integrity_halt(err);
     s->kernel_resume_vector = si->kernel_s3_resume_vector;
     save_chipset(s);
     if (mac_regions_from_shared(sp, &s->regions, err, sizeof(err)))
@@ -238,19 +299,52 @@ void s3_suspend(void)
     platform_halt("S3 did not happen");
 }
 
-/* Unseals in the re-launched state and checks the state it seals. */
-static void unseal_secrets(struct s3_state *s)
+/*
+ * Loads the sealed key and accepts it only if this TPM made it in this launch for this
+ * suspend's state: TPM2_CertifyCreation checks the TPM's own ticket binding the creation data
+ * to the object, whose PCR 17/18 must be those of the launch now, its parent the storage
+ * primary, its locality the launch's, and its outsideInfo the digest of the state found now.
+ * Then unseals it (PolicyPCR 17/18).
+ */
+static void unseal_secrets(struct s3_state *s, const uint8_t digest[32])
 {
     struct tpm2 *t = launch_tpm();
+    struct tpm2_creation_info info;
+    uint8_t name[TPM2_NAME_MAX], values[2 * TPM2_MAX_DIGEST], pcr_digest[32];
+    uint16_t name_size = 0, len = 0;
     uint32_t primary, item, session;
-    uint16_t len = 0;
-    uint8_t digest[32];
-    char err[200];
+    char err[200], why[160];
 
-    if (tpm2_create_storage_primary(t, &primary) || tpm2_load(t, primary, &s->sealed, &item)) {
+    if (tpm2_creation_parse(s->creation.data, s->creation.data_size < sizeof(s->creation.data)
+                            ? s->creation.data_size : sizeof(s->creation.data), &info, why,
+                            sizeof(why))) {
+        fmt_snprintf(err, sizeof(err), "the sealed key's creation data is malformed: %s", why);
+        integrity_halt(err);
+    }
+    if (tpm2_create_storage_primary_named(t, &primary, name, &name_size) ||
+        tpm2_load(t, primary, &s->sealed, &item)) {
         fmt_snprintf(err, sizeof(err), "loading the sealed key: %s", t->err);
         integrity_halt(err);
     }
+    if (tpm2_certify_creation(t, item, &s->creation)) {
+        fmt_snprintf(err, sizeof(err), "the sealed key was not created by this TPM as its "
+                     "creation data says (%s)", t->err);
+        integrity_halt(err);
+    }
+    hash_buffer(TPM_ALG_SHA256, values, launch_pcr_values(t, s->seal_bank, values), pcr_digest);
+    if (info.pcr_banks != 1 || info.pcr_bank != s->seal_bank ||
+        info.pcr_mask != ((1u << 17) | (1u << 18)) || info.pcr_digest_size != 32 ||
+        memcmp(info.pcr_digest, pcr_digest, 32))
+        integrity_halt("the sealed key was created outside this launch (PCR 17/18 at its "
+                       "creation are not the launch's)");
+    if (info.parent_name_size != name_size || memcmp(info.parent_name, name, name_size))
+        integrity_halt("the sealed key was created under another parent key");
+    if (info.locality != (1u << LAUNCH_LOCALITY))
+        integrity_halt("the sealed key was created at another locality than the launch's");
+    if (info.outside_size != 32 || memcmp(info.outside, digest, 32))
+        integrity_halt("the S3 state is not the one sealed with the key (changed while "
+                       "suspended)");
+
     int rc = tpm2_start_policy_session(t, &session);
     if (!rc)
         rc = tpm2_policy_pcr(t, session, s->seal_bank, seal_pcrs, 2);
@@ -263,8 +357,7 @@ static void unseal_secrets(struct s3_state *s)
                      "(PCR 17/18 differ from the suspended launch): %s", t->err);
         integrity_halt(err);
     }
-    state_digest(s, digest);
-    if (len != sizeof(secrets) || memcmp(digest, secrets.state_digest, sizeof(digest)))
+    if (len != sizeof(secrets) || memcmp(digest, secrets.state_digest, 32))
         integrity_halt("the resume state changed while suspended");
 }
 
@@ -273,44 +366,80 @@ void s3_resume_log(void)
     const struct s3_state *s = state();
     struct tboot_log *log = phys_map(TBOOT_LOG_ADDR, TBOOT_LOG_SIZE);
 
-    if (s->opts.log_memory && log && memlog_valid(log))
-        printk_set_memlog(log);
+    if (s->opts.log_memory && log)
+        printk_set_memlog(log, TBOOT_LOG_SIZE);
 }
 
 void s3_resume(void)
 {
     struct s3_state *s = state();
+    struct tpm2 *t = launch_tpm();
+    struct tboot_shared *sp = shared();
+    static struct acpi_digests acpi_now;
+    struct tpm2_clock clock;
+    uint8_t digest[32];
+    char why[200];
 
     resumed = true;
     if (s->magic != S3_STATE_MAGIC || s->version != S3_STATE_VERSION || s->size != sizeof(*s))
         integrity_halt("no S3 state of vtboot's to resume");
-    if (s->regions.n > TBOOT_MAX_MAC_REGIONS || s->vl.n > VL_MAX)
+    if (s->regions.n > TBOOT_MAX_MAC_REGIONS || s->vl.n > VL_MAX || s->acpi.n > ACPI_DIGESTS_MAX ||
+        s->rsdp_len > BOOT_RSDP_MAX)
         integrity_halt("the resume state is malformed");
     pr_info("S3 resume: launched again; checking what was suspended\n");
     s3_restore_chipset(s);
-    platform_init(s->rsdp);
+    platform_init(s3_resume_rsdp(s));
     launch_log_start();
     if (!launch_extend_again(&s->vl))
         integrity_halt("the re-launch failed");
-    unseal_secrets(s);
+
+    /* this suspend's state, for this resume only */
+    if (!launch_tpm_acquire() || tpm2_read_clock(t, &clock))
+        integrity_halt(t->err);
+    if (clock.reset_count != s->reset_count || clock.restart_count != s->restart_count) {
+        fmt_snprintf(why, sizeof(why), "the S3 state is not for this resume: the TPM is at "
+                     "reset %u, restart %u, the state was sealed for reset %u, restart %u (an "
+                     "older suspend's state?)", clock.reset_count, clock.restart_count,
+                     s->reset_count, s->restart_count);
+        integrity_halt(why);
+    }
+    state_digest(s, digest);
+    unseal_secrets(s, digest);
+
+    /* what the kernel uses after the wake-up besides its own memory */
+    const char *field = shared_page_fixed_diff(&s->shared, sp);
+    if (field) {
+        fmt_snprintf(why, sizeof(why), "the shared page's %s changed while suspended", field);
+        integrity_halt(why);
+    }
+    int bad = acpi_digest_tables(platform_acpi() ? platform_acpi()->rsdp : 0, &acpi_now, why,
+                                 sizeof(why)) ? 0 : acpi_digests_compare(&s->acpi, &acpi_now);
+    if (bad >= 0) {
+        const struct acpi_table_digest *d = (unsigned)bad < s->acpi.n ? &s->acpi.t[bad]
+                                                                      : &acpi_now.t[bad];
+        fmt_snprintf(why, sizeof(why), "ACPI table %.4s at 0x%llx changed while suspended",
+                     d->signature, (unsigned long long)d->addr);
+        integrity_halt(why);
+    }
 
     uint64_t t0 = timer_now_us();
-    int bad = mac_regions_verify(secrets.mac_key, &s->regions, &s->linux_map, s->tags);
+    bad = mac_regions_verify(secrets.mac_key, &s->regions, &s->linux_map, s->tags);
     if (bad >= 0) {
-        char why[160];
         fmt_snprintf(why, sizeof(why), "memory integrity FAILED: MAC region %d (0x%llx+0x%x) "
                      "changed while suspended", bad,
                      (unsigned long long)s->regions.r[bad].start, s->regions.r[bad].size);
         integrity_halt(why);
     }
-    struct tboot_shared *sp = shared();
     memcpy(sp->s3_key, secrets.s3_key, sizeof(sp->s3_key));
     memzero_explicit(&secrets, sizeof(secrets));
     sp->num_in_wfs = 0;              /* every AP was reset */
+    ext_block()->flags |= s->ext_flags;
     launch_tpm_release();
     pr_info("S3: memory integrity verified: %u regions, %llu bytes, in %llu ms\n",
             s->regions.n, (unsigned long long)mac_regions_covered(&s->regions, &s->linux_map),
             (unsigned long long)((timer_now_us() - t0) / 1000));
+    /* the way back to real mode runs from the low page: the measured copy, not what was there */
+    lowmem_install();
     pr_info("S3: resuming Linux at 0x%llx\n", (unsigned long long)s->kernel_resume_vector);
     real_mode_jump((uint32_t)s->kernel_resume_vector);
 }

@@ -3,6 +3,8 @@
 #ifndef S3_H
 #define S3_H
 
+#include <stdint.h>
+
 /* Copies the real-mode code (waking vector, way back to real mode) into the low page. */
 void lowmem_install(void);
 
@@ -12,6 +14,8 @@ __attribute__((noreturn)) void s3_suspend(void);
 struct s3_state;
 /* What the suspend left in vtboot's persistent area (nothing in it is checked yet). */
 const struct s3_state *s3_state_area(void);
+/* The RSDP the suspend kept, copied where it can be read; 0: none (search for it). */
+uint64_t s3_resume_rsdp(const struct s3_state *s);
 /* q35: the ICH9 ACPI registers the wake-up reset cleared, as the suspend saved them. */
 void s3_restore_chipset(const struct s3_state *s);
 

@@ -40,18 +40,43 @@ static char *join(const char *a, const char *sep, const char *b)
     return *b ? xasprintf("%s%s%s", a, sep, b) : xstrdup(a);
 }
 
+static bool given(const char *path)
+{
+    return path && *path;
+}
+
+int boot_files(const struct boot *b, const char *paths[1 + BOOT_MODS_MAX])
+{
+    int n = 0;
+
+    paths[n++] = b->vtboot;
+    if (!given(b->kernel))
+        return n;
+    if (given(b->xen))
+        paths[n++] = b->xen;
+    paths[n++] = b->kernel;
+    if (given(b->initrd))
+        paths[n++] = b->initrd;
+    return n;
+}
+
 int boot_strings(const struct boot *b, enum loader l, struct boot_strings *s, char *err,
                  size_t errsz)
 {
-    const char *paths[3] = { b->vtboot, b->kernel, b->initrd };
-    bool kernel = b->kernel && *b->kernel, initrd = b->initrd && *b->initrd;
-    int nfiles = kernel ? (initrd ? 3 : 2) : 1;
-    char *n[3];
+    const char *paths[1 + BOOT_MODS_MAX];
+    bool kernel = given(b->kernel), initrd = given(b->initrd), xen = given(b->xen);
+    int nfiles = boot_files(b, paths);
+    const char *cmdlines[BOOT_MODS_MAX];
+    int k = 0;
 
     memset(s, 0, sizeof(*s));
     if (initrd && !kernel) {
         snprintf(err, errsz, "an initrd (%s) needs a kernel: module 0 is always the kernel",
                  b->initrd);
+        return -1;
+    }
+    if (xen && !kernel) {
+        snprintf(err, errsz, "Xen (%s) needs a kernel for dom0", b->xen);
         return -1;
     }
     for (int i = 0; i < nfiles; i++) {
@@ -61,33 +86,38 @@ int boot_strings(const struct boot *b, enum loader l, struct boot_strings *s, ch
             (l != LOADER_QEMU_MB1 && !strcmp(base, "boot"))) {
             snprintf(err, errsz, "cannot use the file name '%s' (%s) in the guest", base,
                      paths[i]);
+            boot_strings_free(s);
             return -1;
         }
         for (int j = 0; j < i; j++)
             if (!strcmp(path_base(paths[j]), base)) {
                 snprintf(err, errsz, "%s and %s have the same file name '%s'", paths[j],
                          paths[i], base);
+                boot_strings_free(s);
                 return -1;
             }
         s->names[i] = xstrdup(base);
-        n[i] = xstrdup(base);
     }
+    /* the command line of each module, in module order; NULL: the initrd's (none) */
+    if (nfiles > 1) {
+        if (xen)
+            cmdlines[k++] = b->xen_cmdline ? b->xen_cmdline : "";
+        cmdlines[k++] = b->cmdline;
+        if (initrd)
+            cmdlines[k++] = NULL;
+    }
+    s->xen = xen && kernel;
     if (l == LOADER_QEMU_MB1) {
-        s->vtboot_cmdline = xasprintf("%s %s", n[0], b->vtboot_cmdline);
-        if (nfiles >= 2)
-            s->mods[s->nmods++] = join(n[1], " ", b->cmdline);
-        if (nfiles == 3)
-            s->mods[s->nmods++] = xstrdup(n[2]);
+        s->vtboot_cmdline = xasprintf("%s %s", s->names[0], b->vtboot_cmdline);
+        for (int i = 0; i < k; i++)
+            s->mods[s->nmods++] = cmdlines[i] ? join(s->names[i + 1], " ", cmdlines[i])
+                                              : xstrdup(s->names[i + 1]);
     } else {
         /* GRUB: no file names; escaped words */
         s->vtboot_cmdline = normalize(b->vtboot_cmdline, true);
-        if (nfiles >= 2)
-            s->mods[s->nmods++] = normalize(b->cmdline, true);
-        if (nfiles == 3)
-            s->mods[s->nmods++] = xstrdup("");
+        for (int i = 0; i < k; i++)
+            s->mods[s->nmods++] = cmdlines[i] ? normalize(cmdlines[i], true) : xstrdup("");
     }
-    for (int i = 0; i < nfiles; i++)
-        free(n[i]);
     return 0;
 }
 

@@ -22,6 +22,10 @@
  *     loader unchanged. (Measured here with Debian's GRUB 2.06-13: no file names at all.)
  *   No kernel (kernel NULL or ""): no modules at all (QEMU without -initrd, GRUB without
  *     module lines); an initrd then is an error.
+ *   Xen (xen set and not ""): module 0 is Xen with xen_cmdline, then the kernel (dom0) with
+ *     cmdline and the initrd, by the same rule ("<xen basename> <xen_cmdline>" from QEMU, the
+ *     escaped words of xen_cmdline from GRUB), as Debian's 20_linux_xen_tboot lays them out.
+ *     names[i + 1] is always module i's file.
  */
 #ifndef HOST_BOOT_H
 #define HOST_BOOT_H
@@ -39,16 +43,22 @@ struct boot {
     const char *vtboot, *kernel, *initrd;       /* host paths; kernel/initrd NULL or "": none */
     const char *vtboot_cmdline, *cmdline;
     const char *grub_prelude;                   /* GRUB commands before the entry, or NULL */
+    const char *xen, *xen_cmdline;              /* Xen as module 0 (NULL or "": none) */
 };
 
-#define BOOT_MODS_MAX 2
+#define BOOT_MODS_MAX 3
 
 struct boot_strings {
-    char *names[1 + BOOT_MODS_MAX];     /* basenames: vtboot, kernel, initrd (NULL: none) */
+    char *names[1 + BOOT_MODS_MAX];     /* basenames: vtboot, [xen,] kernel, initrd (NULL: none) */
     char *vtboot_cmdline;               /* what vtboot gets as its own command line */
     char *mods[BOOT_MODS_MAX];          /* what vtboot gets as module strings */
-    int nmods;                          /* 0 (no kernel), 1 (kernel) or 2 (kernel, initrd) */
+    int nmods;                          /* 0 (no kernel), 1 (kernel) or 2 (kernel, initrd); with
+                                         * Xen one more, Xen first */
+    bool xen;                           /* module 0 is Xen */
 };
+
+/* The host paths of vtboot and the modules, in the order of names[]; returns how many. */
+int boot_files(const struct boot *b, const char *paths[1 + BOOT_MODS_MAX]);
 
 /* Fills s; returns -1 with a reason in err if the file names cannot be used (whitespace in a
  * basename, two files with the same basename, a reserved name) or an initrd has no kernel. */

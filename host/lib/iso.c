@@ -14,33 +14,41 @@
 
 #define ISO_BUILD_TIMEOUT_MS (300 * 1000)
 
+/* A module line (with its echo) of the entry: module i is names[i + 1]. */
+static char *module_lines(const struct boot *b, const struct boot_strings *s, const char *mod)
+{
+    char *out = xstrdup("");
+
+    for (int i = 0; i < s->nmods; i++) {
+        bool xen = s->xen && i == 0, kernel = i == (s->xen ? 1 : 0);
+        const char *what = xen ? "Xen" : kernel ? "Linux" : "initial ramdisk";
+        char *args = xen ? boot_grub_args(b->xen_cmdline ? b->xen_cmdline : "")
+                         : kernel ? boot_grub_args(b->cmdline) : xstrdup("");
+        char *name = boot_grub_word(s->names[i + 1]);
+        char *next = xasprintf("%s\techo\t'Loading %s ...'\n\t%s /%s%s%s\n", out, what, mod, name,
+                               *args ? " " : "", args);
+
+        free(out);
+        free(args);
+        free(name);
+        out = next;
+    }
+    return out;
+}
+
 char *iso_grub_cfg(const struct boot *b, const struct boot_strings *s, bool mb1)
 {
     const char *mb = mb1 ? "multiboot" : "multiboot2";
     const char *mod = mb1 ? "module" : "module2";
     char *vargs = boot_grub_args(b->vtboot_cmdline);
-    char *kargs = boot_grub_args(b->cmdline);
     char *v = boot_grub_word(s->names[0]);
-    char *kernel = NULL, *initrd = NULL, *cfg;
+    char *mods = module_lines(b, s, mod), *cfg;
     const char *pre = b->grub_prelude ? b->grub_prelude : "";
     size_t npre = strlen(pre);
 
-    if (s->nmods > 0) {
-        char *k = boot_grub_word(s->names[1]);
-
-        kernel = xasprintf("\techo\t'Loading Linux ...'\n"
-                           "\t%s /%s%s%s\n", mod, k, *kargs ? " " : "", kargs);
-        free(k);
-    }
-    if (s->nmods > 1) {
-        char *i = boot_grub_word(s->names[2]);
-
-        initrd = xasprintf("\techo\t'Loading initial ramdisk ...'\n"
-                           "\t%s /%s\n", mod, i);
-        free(i);
-    }
     /*
-     * As 20_linux_tboot, plus "insmod gzio" so that GRUB can load vtboot.gz; with gzio GRUB
+     * As 20_linux_tboot (20_linux_xen_tboot with Xen: vtboot, then Xen, the dom0 kernel and its
+     * initrd as modules), plus "insmod gzio" so that GRUB can load vtboot.gz; with gzio GRUB
      * also unpacks gzip modules, as it does for tboot, so vtboot gets (and measures) what
      * tb_polgen hashes.
      */
@@ -52,23 +60,20 @@ char *iso_grub_cfg(const struct boot *b, const struct boot_strings *s, bool mb1)
                     "set default=0\n"
                     "%s%s"
                     "\n"
-                    "menuentry 'GNU/Linux, with vtboot and Linux' --class gnu-linux --class gnu "
-                    "--class os --class tboot {\n"
+                    "menuentry 'GNU/Linux, with %svtboot and Linux' --class gnu-linux --class gnu "
+                    "--class os --class %s {\n"
                     "\tinsmod %s\n"
                     "\tinsmod gzio\n"
                     "\techo\t'Loading vtboot ...'\n"
                     "\t%s\t/%s%s%s\n"
                     "%s"
-                    "%s"
                     "}\n",
                     pre, npre && pre[npre - 1] != '\n' ? "\n" : "",
-                    mb, mb, v, *vargs ? " " : "", vargs, kernel ? kernel : "",
-                    initrd ? initrd : "");
+                    s->xen ? "Xen, " : "", s->xen ? "xen" : "tboot",
+                    mb, mb, v, *vargs ? " " : "", vargs, mods);
     free(vargs);
-    free(kargs);
     free(v);
-    free(kernel);
-    free(initrd);
+    free(mods);
     return cfg;
 }
 
@@ -131,7 +136,7 @@ int iso_make(const char *iso_out, const struct boot *b, bool mb1, const char *wo
     char *logpath = xasprintf("%s/grub-mkrescue.log", workdir);
     char *tmp = xasprintf("%s.tmp.%d", iso_out, (int)getpid());
     char *cfg = NULL;
-    const char *paths[3] = { b->vtboot, b->kernel, b->initrd };
+    const char *paths[1 + BOOT_MODS_MAX];
     struct proc p;
     int rc = -1, logfd = -1, w;
     int64_t t0 = now_ms();
@@ -146,6 +151,7 @@ int iso_make(const char *iso_out, const struct boot *b, bool mb1, const char *wo
         goto out;
     }
     cfg = iso_grub_cfg(b, &s, mb1);
+    boot_files(b, paths);
     if (file_write_all(cfgpath, cfg, strlen(cfg)) != 0) {
         log_perr("write %s", cfgpath);
         goto out;

@@ -83,6 +83,12 @@ static void show_file(const char *path)
 
 int swtpm_setup_state(const char *statedir, const char *banks, const char *workdir)
 {
+    return swtpm_setup_state_ek(statedir, banks, workdir, NULL);
+}
+
+int swtpm_setup_state_ek(const char *statedir, const char *banks, const char *workdir,
+                         const char *config)
+{
     char *logpath = xasprintf("%s/swtpm_setup.log", workdir);
     struct strv a = { 0 };
     struct proc p;
@@ -101,6 +107,12 @@ int swtpm_setup_state(const char *statedir, const char *banks, const char *workd
     strv_add(&a, statedir);
     strv_add(&a, "--pcr-banks");
     strv_add(&a, banks);
+    if (config) {
+        /* an EK (RSA and ECC) with certificates from the create_certs_tool config names */
+        strv_add(&a, "--create-ek-cert");
+        strv_add(&a, "--config");
+        strv_add(&a, config);
+    }
     {
         struct spawn_opts o = { NULL, -1, logfd, logfd, NULL, 0 };
 
@@ -125,11 +137,12 @@ int swtpm_setup_state(const char *statedir, const char *banks, const char *workd
         show_file(logpath);
     } else if (!WIFEXITED(p.status) || WEXITSTATUS(p.status) != 0 ||
                !swtpm_state_exists(statedir)) {
-        log_err("swtpm_setup --pcr-banks %s failed (%s):", banks, proc_status_str(&p));
+        log_err("swtpm_setup --pcr-banks %s%s failed (%s):", banks,
+                config ? " --create-ek-cert" : "", proc_status_str(&p));
         show_file(logpath);
     } else {
-        log_dbg("swtpm_setup (PCR banks %s) took %d ms", strcmp(banks, "-") ? banks : "- (all)",
-                (int)(now_ms() - t0));
+        log_dbg("swtpm_setup (PCR banks %s%s) took %d ms", strcmp(banks, "-") ? banks : "- (all)",
+                config ? ", EK certificates" : "", (int)(now_ms() - t0));
         rc = 0;
     }
 out:

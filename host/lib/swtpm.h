@@ -30,10 +30,16 @@ bool swtpm_state_exists(const char *statedir);
 /*
  * A fresh TPM 2.0 state in statedir (which must exist and hold none):
  *   swtpm_setup --tpm2 --tpmstate DIR --pcr-banks BANKS --logfile LOG
- * no EK, no certificates. banks: a comma list, or "-" for swtpm's own allocation (all banks).
+ * no EK, no certificates (the fast path: --create-ek-cert costs RSA and ECC key generation and
+ * two certtool runs). banks: a comma list, or "-" for swtpm's own allocation (all banks).
  * Must run while we have no other child (see proc_adopt). Returns 0, -1 (error, swtpm_setup's
  * log shown) or 128+signal.
  */
 int swtpm_setup_state(const char *statedir, const char *banks, const char *workdir);
+/* The same with EKs and their certificates: swtpm_setup ... --create-ek-cert --config CONFIG,
+ * CONFIG naming the certificate tool (swtpm_localca) and its configuration (the CA's
+ * directory: attestrun.c writes both). config NULL: swtpm_setup_state(). */
+int swtpm_setup_state_ek(const char *statedir, const char *banks, const char *workdir,
+                         const char *config);
 
 #endif

@@ -22,8 +22,9 @@ $(HOST_TESTK): $(HOST_TESTK_OBJ) host/tests/guest/link.ld
 	   -T host/tests/guest/link.ld -o $@ $(HOST_TESTK_OBJ)
 
 HOST_UNIT := $(OUT)/host/tests/host-unit
-# tpmfault_test.c is a binary of its own (host-unit-tpmfault)
-HOST_UNIT_SRC := $(filter-out host/tests/unit/tpmfault_test.c,$(wildcard host/tests/unit/*.c))
+# tpmfault_test.c and attest_test.c are binaries of their own (host-unit-tpmfault, -attest)
+HOST_UNIT_SRC := $(filter-out host/tests/unit/tpmfault_test.c host/tests/unit/attest_test.c,\
+                              $(wildcard host/tests/unit/*.c))
 $(HOST_UNIT): $(patsubst host/%.c,$(HOST_OBJDIR)/%.o,$(HOST_UNIT_SRC)) $(HOST_LIB)
 	$(HOST_CC) -o $@ $^ $(HOST_LDLIBS)
 
@@ -31,12 +32,18 @@ HOST_UNIT_TPMFAULT := $(OUT)/host/tests/host-unit-tpmfault
 $(HOST_UNIT_TPMFAULT): $(HOST_OBJDIR)/tests/unit/tpmfault_test.o $(HOST_LIB)
 	$(HOST_CC) -o $@ $^ $(HOST_LDLIBS)
 
+# vtboot-attest's parsers and crypto (tpm2-tss's marshalling, OpenSSL)
+HOST_UNIT_ATTEST := $(OUT)/host/tests/host-unit-attest
+$(HOST_UNIT_ATTEST): $(HOST_OBJDIR)/tests/unit/attest_test.o $(HOST_LIB)
+	$(HOST_CC) -o $@ $^ $(HOST_LDLIBS) -ltss2-mu
+
 -include $(patsubst host/%.c,$(HOST_OBJDIR)/%.d,$(wildcard host/tests/unit/*.c))
 
 .PHONY: host-test host-unit
-host-unit: $(HOST_UNIT) $(HOST_UNIT_TPMFAULT)
+host-unit: $(HOST_UNIT) $(HOST_UNIT_TPMFAULT) $(HOST_UNIT_ATTEST)
 	$(HOST_UNIT)
 	$(HOST_UNIT_TPMFAULT)
+	$(HOST_UNIT_ATTEST)
 
 host-test: host-unit $(BIN)/vtboot-qemu $(HOST_TESTK)
 	host/tests/run-tests.sh $(BIN)/vtboot-qemu $(HOST_TESTK)
@@ -55,7 +62,8 @@ HOST_FUZZ_CFLAGS  := -std=gnu11 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer -Wa
                      -Werror -Ihost/lib -Iinclude -fsanitize=address,undefined \
                      -fno-sanitize-recover=all
 HOST_FUZZ_LIBSRC  := $(addprefix host/lib/,cpustate.c mlehdr.c vsenter.c gdbrsp.c gdbmux.c ev.c \
-                     log.c sig.c sock.c util.c)
+                     log.c sig.c sock.c util.c evidence.c evlog.c tpmquote.c vtbext.c)
+HOST_FUZZ_LDLIBS  := -ltss2-mu -lcrypto
 HOST_FUZZ_LIBOBJ  := $(patsubst host/%.c,$(HOST_FUZZ_DIR)/obj/%.o,$(HOST_FUZZ_LIBSRC))
 
 $(HOST_FUZZ_DIR)/obj/%.o: host/%.c
@@ -64,7 +72,7 @@ $(HOST_FUZZ_DIR)/obj/%.o: host/%.c
 
 $(HOST_FUZZ_DIR)/%_fuzz: host/tests/fuzz/%_fuzz.c $(HOST_FUZZ_LIBOBJ)
 	@mkdir -p $(@D)
-	$(HOST_FUZZ_CC) $(HOST_FUZZ_CFLAGS) -fsanitize=fuzzer $^ -o $@
+	$(HOST_FUZZ_CC) $(HOST_FUZZ_CFLAGS) -fsanitize=fuzzer $^ -o $@ $(HOST_FUZZ_LDLIBS)
 
 .PHONY: host-fuzz host-fuzz-build
 host-fuzz-build: $(patsubst %,$(HOST_FUZZ_DIR)/%_fuzz,$(HOST_FUZZ_ALL))

@@ -2,13 +2,17 @@
 /*
  * vtboot-pcr: PCR values a vtboot launch produces, from the files alone.
  *
- *   vtboot-pcr predict --kernel F [--cmdline S] [--initrd F] [--initrd-cmdline S]
- *                      [--module F[=S]]... [--policy F] [--bank ALG]... [--pcr-map da|legacy]
- *                      [--vtboot F] [--vtboot-cmdline S] [-v]
+ *   vtboot-pcr predict [--xen F [--xen-cmdline S]] --kernel F [--cmdline S] [--initrd F]
+ *                      [--initrd-cmdline S] [--module F[=S]]... [--policy F] [--bank ALG]... [--pcr-map da|legacy]
+ *                      [--vtboot F] [--vtboot-cmdline S] [--format text|json|keylime] [-v]
  *   vtboot-pcr check-mle F
  *
  * Strings are the exact ones vtboot receives from its loader: vtboot-qemu --print-cmdline and
- * --print-modules print them. Output, one line per PCR and bank: "17:sha256=<hex>".
+ * --print-modules print them. Output, one line per PCR and bank: "17:sha256=<hex>"; or JSON
+ * ({"sha1": {"17": "<hex>", ...}, ...}); or Keylime's tpm_policy ({"17": ["<hex>", ...], ...},
+ * each list the PCR's value in every bank asked for, Keylime compares in its own hash).
+ * The loading and the prediction live in host/lib (expect.c, predict.c), shared with
+ * vtboot-attest verify.
  */
 #include <getopt.h>
 #include <libgen.h>
@@ -17,17 +21,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <zlib.h>
 
+#include "expect.h"
+#include "log.h"
 #include "mle.h"
 #include "predict.h"
 
 static void usage(FILE *f)
 {
     fprintf(f,
-"usage: vtboot-pcr predict --kernel F [--cmdline S] [--initrd F] [--initrd-cmdline S]\n"
+"usage: vtboot-pcr predict [--xen F [--xen-cmdline S]] --kernel F [--cmdline S] [--initrd F]\n"
+"                          [--initrd-cmdline S]\n"
 "                          [--module F[=S]]... [--policy F] [--bank sha1|sha256|sha384|sha512]...\n"
-"                          [--pcr-map da|legacy] [--vtboot F] [--vtboot-cmdline S] [-v]\n"
+"                          [--pcr-map da|legacy] [--vtboot F] [--vtboot-cmdline S]\n"
+"                          [--format text|json|keylime] [-v]\n"
 "Prints the PCR 17, 18 and 19 values of a launched vtboot (default banks sha1 and sha256),\n"
 "computed with OpenSSL from the files: the MLE (vtboot's ELF with its command line), the\n"
 "policy (a tb_polgen file; default: tboot's default policy), and each module as\n"
@@ -35,42 +42,60 @@ static void usage(FILE *f)
 "  --cmdline S, --initrd-cmdline S, --module F=S, --vtboot-cmdline S: the exact strings vtboot\n"
 "  gets (vtboot-qemu --print-modules / --print-cmdline print them; QEMU includes the file name).\n"
 "  --vtboot F   vtboot's ELF (default: vtboot next to this program's bin/ directory)\n"
+"  --xen F      module 0 is Xen (a multiboot kernel) with --xen-cmdline S, the kernel and\n"
+"               initrd follow as modules 1 and 2 (dom0's), as vtboot-qemu --xen lays them out\n"
+"  --format text     \"17:sha256=<hex>\" lines (default)\n"
+"  --format json     {\"sha1\": {\"17\": \"<hex>\", \"18\": ..., \"19\": ...}, \"sha256\": ...}\n"
+"  --format keylime  Keylime's tpm_policy: {\"17\": [\"<hex>\", ...], \"18\": ..., \"19\": ...},\n"
+"                    each list the PCR's value in every bank asked for (Keylime matches the\n"
+"                    one of its own tpm_hash_alg)\n"
 "  -v           show every extend on stderr\n"
 "usage: vtboot-pcr check-mle F\n"
 "Checks vtboot's ELF F (or a gzip of it): a valid MLE header, every byte the file loads inside\n"
 "the MLE it describes, and the MLE made of file bytes only; exit 0, or 1 saying what is not.\n");
 }
 
-/* A file's contents, unpacked if it is gzip: what GRUB loads as a module and what tb_polgen
- * hashes (both read through a gzip filter). */
-static uint8_t *slurp(const char *path, size_t *len)
+static void print_hex(const uint8_t *d, unsigned n)
 {
-    gzFile f = gzopen(path, "rb");
-    uint8_t *buf = NULL;
-    size_t cap = 0, n = 0;
-    int got;
-    if (!f) {
-        fprintf(stderr, "vtboot-pcr: cannot open %s\n", path);
-        exit(1);
-    }
-    do {
-        if (n == cap) {
-            cap = cap ? cap * 2 : 1 << 20;
-            buf = realloc(buf, cap);
-            if (!buf)
-                exit(1);
+    for (unsigned i = 0; i < n; i++)
+        printf("%02x", d[i]);
+}
+
+static void print_pcrs(const char *format, const struct pcr_bank *banks, unsigned nbanks)
+{
+    if (!strcmp(format, "json")) {
+        printf("{");
+        for (unsigned b = 0; b < nbanks; b++) {
+            printf("%s\n  \"%s\": {", b ? "," : "", banks[b].name);
+            for (unsigned pcr = 17; pcr <= 19; pcr++) {
+                printf("%s\"%u\": \"", pcr > 17 ? ", " : "", pcr);
+                print_hex(banks[b].pcr[pcr], banks[b].size);
+                printf("\"");
+            }
+            printf("}");
         }
-        got = gzread(f, buf + n, (unsigned)(cap - n > (1u << 30) ? 1u << 30 : cap - n));
-        if (got > 0)
-            n += (size_t)got;
-    } while (got > 0);
-    if (got < 0) {
-        fprintf(stderr, "vtboot-pcr: cannot read %s\n", path);
-        exit(1);
+        printf("\n}\n");
+    } else if (!strcmp(format, "keylime")) {
+        printf("{");
+        for (unsigned pcr = 17; pcr <= 19; pcr++) {
+            printf("%s\"%u\": [", pcr > 17 ? ", " : "", pcr);
+            for (unsigned b = 0; b < nbanks; b++) {
+                printf("%s\"", b ? ", " : "");
+                print_hex(banks[b].pcr[pcr], banks[b].size);
+                printf("\"");
+            }
+            printf("]");
+        }
+        printf("}\n");
+    } else {
+        for (unsigned pcr = 17; pcr <= 19; pcr++) {
+            for (unsigned b = 0; b < nbanks; b++) {
+                printf("%u:%s=", pcr, banks[b].name);
+                print_hex(banks[b].pcr[pcr], banks[b].size);
+                printf("\n");
+            }
+        }
     }
-    gzclose(f);
-    *len = n;
-    return buf;
 }
 
 static const char *default_vtboot(void)
@@ -88,7 +113,7 @@ static const char *default_vtboot(void)
 int main(int argc, char **argv)
 {
     enum { O_KERNEL = 256, O_CMDLINE, O_INITRD, O_INITRD_CMDLINE, O_MODULE, O_POLICY, O_BANK,
-           O_PCR_MAP, O_VTBOOT, O_VTBOOT_CMDLINE };
+           O_PCR_MAP, O_VTBOOT, O_VTBOOT_CMDLINE, O_FORMAT, O_XEN, O_XEN_CMDLINE };
     static const struct option longopts[] = {
         { "kernel", required_argument, 0, O_KERNEL },
         { "cmdline", required_argument, 0, O_CMDLINE },
@@ -100,20 +125,27 @@ int main(int argc, char **argv)
         { "pcr-map", required_argument, 0, O_PCR_MAP },
         { "vtboot", required_argument, 0, O_VTBOOT },
         { "vtboot-cmdline", required_argument, 0, O_VTBOOT_CMDLINE },
+        { "format", required_argument, 0, O_FORMAT },
+        { "xen", required_argument, 0, O_XEN },
+        { "xen-cmdline", required_argument, 0, O_XEN_CMDLINE },
         { "verbose", no_argument, 0, 'v' },
         { "help", no_argument, 0, 'h' },
         { 0, 0, 0, 0 },
     };
     const char *kernel = NULL, *cmdline = "", *initrd = NULL, *initrd_cmdline = "";
-    const char *policy_file = NULL, *vtboot = NULL, *vtboot_cmdline = "";
+    const char *xen = NULL, *xen_cmdline = "";
+    const char *policy_file = NULL, *vtboot = NULL, *vtboot_cmdline = "", *format = "text";
     const char *extra[PREDICT_MAX_MODULES];
+    char *extra_files[PREDICT_MAX_MODULES];
     unsigned nextra = 0, nbanks = 0;
-    struct pcr_bank banks[4];
-    static struct tb_policy policy;
-    struct predict_input in = { .map = PCR_MAP_DA };
+    static struct pcr_bank banks[4];
+    static struct expect exp;
+    struct expect_files f = { .map = PCR_MAP_DA };
     bool verbose = false;
+    char err[256];
     int c;
 
+    log_prog = "vtboot-pcr";
     if (argc == 3 && strcmp(argv[1], "check-mle") == 0)
         return mle_check_file(argv[2]) ? 1 : 0;
     if (argc < 2 || strcmp(argv[1], "predict") != 0) {
@@ -128,7 +160,7 @@ int main(int argc, char **argv)
         case O_INITRD: initrd = optarg; break;
         case O_INITRD_CMDLINE: initrd_cmdline = optarg; break;
         case O_MODULE:
-            if (nextra == PREDICT_MAX_MODULES - 2) {
+            if (nextra == PREDICT_MAX_MODULES - 3) {
                 fprintf(stderr, "vtboot-pcr: too many modules\n");
                 return 2;
             }
@@ -147,10 +179,19 @@ int main(int argc, char **argv)
                 fprintf(stderr, "vtboot-pcr: --pcr-map takes da or legacy\n");
                 return 2;
             }
-            in.map = strcmp(optarg, "legacy") == 0 ? PCR_MAP_LEGACY : PCR_MAP_DA;
+            f.map = strcmp(optarg, "legacy") == 0 ? PCR_MAP_LEGACY : PCR_MAP_DA;
             break;
         case O_VTBOOT: vtboot = optarg; break;
+        case O_XEN: xen = optarg; break;
+        case O_XEN_CMDLINE: xen_cmdline = optarg; break;
         case O_VTBOOT_CMDLINE: vtboot_cmdline = optarg; break;
+        case O_FORMAT:
+            if (strcmp(optarg, "text") && strcmp(optarg, "json") && strcmp(optarg, "keylime")) {
+                fprintf(stderr, "vtboot-pcr: --format takes text, json or keylime\n");
+                return 2;
+            }
+            format = optarg;
+            break;
         case 'v': verbose = true; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
@@ -165,61 +206,42 @@ int main(int argc, char **argv)
         banks[nbanks++] = (struct pcr_bank){ .name = "sha256" };
     }
 
-    struct mle mle;
-    if (mle_load(vtboot ? vtboot : default_vtboot(), vtboot_cmdline, &mle))
-        return 1;
-    in.mle = mle.bytes;
-    in.mle_size = mle.size;
-
-    if (policy_file) {
-        size_t len;
-        char err[160];
-        uint8_t *raw = slurp(policy_file, &len);
-        if (tb_policy_parse(raw, len > UINT32_MAX ? UINT32_MAX : (uint32_t)len, &policy, err,
-                            sizeof(err))) {
-            fprintf(stderr, "vtboot-pcr: %s: %s\n", policy_file, err);
-            return 1;
-        }
-        free(raw);
-    } else {
-        tb_policy_default(&policy, in.map);
+    f.vtboot = vtboot ? vtboot : default_vtboot();
+    f.vtboot_cmdline = vtboot_cmdline;
+    f.policy = policy_file;
+    if (xen) {
+        f.modules[f.nr_modules].file = xen;
+        f.modules[f.nr_modules++].cmdline = xen_cmdline;
     }
-    in.policy = &policy;
-
-    in.modules[in.nr_modules].cmdline = cmdline;
-    in.modules[in.nr_modules].image = slurp(kernel, &in.modules[in.nr_modules].size);
-    in.nr_modules++;
+    f.modules[f.nr_modules].file = kernel;
+    f.modules[f.nr_modules++].cmdline = cmdline;
     if (initrd) {
-        in.modules[in.nr_modules].cmdline = initrd_cmdline;
-        in.modules[in.nr_modules].image = slurp(initrd, &in.modules[in.nr_modules].size);
-        in.nr_modules++;
+        f.modules[f.nr_modules].file = initrd;
+        f.modules[f.nr_modules++].cmdline = initrd_cmdline;
     }
     for (unsigned i = 0; i < nextra; i++) {
         char *eq = strchr(extra[i], '=');
-        char *file = strndup(extra[i], eq ? (size_t)(eq - extra[i]) : strlen(extra[i]));
-        in.modules[in.nr_modules].cmdline = eq ? eq + 1 : "";
-        in.modules[in.nr_modules].image = slurp(file, &in.modules[in.nr_modules].size);
-        in.nr_modules++;
-        free(file);
+        extra_files[i] = strndup(extra[i], eq ? (size_t)(eq - extra[i]) : strlen(extra[i]));
+        f.modules[f.nr_modules].file = extra_files[i];
+        f.modules[f.nr_modules++].cmdline = eq ? eq + 1 : "";
     }
+    if (expect_load(&f, &exp, err, sizeof(err))) {
+        fprintf(stderr, "vtboot-pcr: %s\n", err);
+        return 1;
+    }
+    for (unsigned i = 0; i < nextra; i++)
+        free(extra_files[i]);
 
     for (unsigned b = 0; b < nbanks; b++) {
         if (verbose)
             fprintf(stderr, "bank %s:\n", banks[b].name);
-        if (predict_bank(&in, &banks[b], verbose)) {
+        if (predict_bank(&exp.in, &banks[b], verbose)) {
             fprintf(stderr, "vtboot-pcr: unknown bank '%s' (sha1, sha256, sha384, sha512)\n",
                     banks[b].name);
             return 2;
         }
     }
-    for (unsigned pcr = 17; pcr <= 19; pcr++) {
-        for (unsigned b = 0; b < nbanks; b++) {
-            printf("%u:%s=", pcr, banks[b].name);
-            for (unsigned i = 0; i < banks[b].size; i++)
-                printf("%02x", banks[b].pcr[pcr][i]);
-            printf("\n");
-        }
-    }
-    mle_free(&mle);
-    return 0;
+    print_pcrs(format, banks, nbanks);
+    expect_free(&exp);
+    return fflush(stdout) == 0 ? 0 : 1;
 }

@@ -73,6 +73,7 @@ struct run {
     bool gmux_on;
     int64_t t_suspend;          /* when the guest last suspended (0: it runs) */
     int nsuspend;
+    struct attest_run attest;   /* --attest (attestrun.h) */
 };
 
 static struct run R;
@@ -218,11 +219,15 @@ static int check_files(struct run *r)
 {
     int rc = 0;
 
+    if (r->o.disk)
+        return check_file("disk", r->o.disk);     /* the disk's loader finds the rest */
     rc |= check_file("vtboot", r->boot.vtboot);
     if (r->boot.kernel)
         rc |= check_file("kernel", r->boot.kernel);
     if (r->boot.initrd)
         rc |= check_file("initrd", r->boot.initrd);
+    if (r->boot.xen)
+        rc |= check_file("xen", r->boot.xen);
     return rc ? -1 : 0;
 }
 
@@ -282,8 +287,9 @@ static int make_tmp(struct run *r)
  * loads (it unpacks gzip modules) and what tb_polgen hashes (it reads images through gzip). */
 static int make_bootdir(struct run *r, struct boot_strings *s)
 {
-    const char *paths[3] = { r->boot.vtboot, r->boot.kernel, r->boot.initrd };
+    const char *paths[1 + BOOT_MODS_MAX];
 
+    boot_files(&r->boot, paths);
     r->bootdir = xasprintf("%s/boot", r->tmp);
     if (mkdir(r->bootdir, 0755) != 0) {
         log_perr("mkdir %s", r->bootdir);
@@ -337,7 +343,8 @@ static char *usable_prebuilt_iso(struct run *r)
     uint8_t *have = NULL;
     size_t len = 0;
     int64_t t = file_mtime_ns(iso);
-    bool ok = !o->kernel_set && !o->initrd_set && !o->vtboot_set && !o->grub_mb1 && t >= 0;
+    bool ok = !o->kernel_set && !o->initrd_set && !o->vtboot_set && !o->grub_mb1 && !o->xen &&
+              t >= 0;
 
     if (ok && boot_strings(&r->boot, LOADER_GRUB_MB2, &s, err, sizeof(err)) == 0) {
         want = iso_grub_cfg(&r->boot, &s, false);
@@ -422,7 +429,8 @@ static int prepare_tpm(struct run *r)
     }
     fresh = !swtpm_state_exists(state);
     if (fresh) {
-        rc = swtpm_setup_state(state, o->pcr_banks, r->tmp);
+        rc = o->attest.on ? attestrun_setup_state(&r->attest, state, o->pcr_banks, r->tmp)
+                          : swtpm_setup_state(state, o->pcr_banks, r->tmp);
         if (rc != 0)
             return rc;
         if (o->provision_only)
@@ -449,6 +457,8 @@ static int prepare_tpm(struct run *r)
         else
             log_dbg("policy provisioned in %d ms", (int)(now_ms() - t1));
     }
+    if (o->attest.on)
+        return attestrun_enroll(&r->attest, state, r->tmp);
     return 0;
 }
 
@@ -536,6 +546,7 @@ static int start_qemu(struct run *r, struct boot_strings *s)
 
     c.machine = r->o.machine;
     c.smp = r->o.smp;
+    c.cpu = r->o.cpu;
     c.memory_mb = r->o.memory_mb;
     c.com1_pipe = com1;
     c.qmp_sock = qmp;
@@ -552,7 +563,22 @@ static int start_qemu(struct run *r, struct boot_strings *s)
     }
     c.extra = r->o.extra;
     c.nextra = r->o.nextra;
-    if (r->iso) {
+    c.host_page = r->o.attest.on ? r->attest.host_page : NULL;     /* the --attest nonce */
+    if (r->o.disk) {
+        unsigned char m[4] = { 0 };
+        int fd = open(r->o.disk, O_RDONLY | O_CLOEXEC);
+
+        /* qcow2 by its magic ("QFI\xfb"), anything else raw */
+        if (fd >= 0 && read(fd, m, 4) == 4 && !memcmp(m, "QFI\xfb", 4))
+            c.disk_format = "qcow2";
+        else
+            c.disk_format = "raw";
+        if (fd >= 0)
+            close(fd);
+        c.disk = r->o.disk;
+        so.cwd = NULL;          /* a relative IMAGE path is the caller's */
+        log_dbg("disk %s (%s)", c.disk, c.disk_format);
+    } else if (r->iso) {
         c.iso = r->iso;
         so.cwd = r->tmp;
     } else {
@@ -697,6 +723,11 @@ static int prepare_and_run(struct run *r)
         return EXIT_SETUP;
     if (make_tmp(r) != 0)
         return EXIT_SETUP;
+    if (r->o.attest.on) {
+        if (attestrun_prepare(&r->attest, r->tmp, r->o.serial_log) != 0)
+            return EXIT_SETUP;
+        r->o.serial_log = r->attest.serial_path;      /* the evidence comes on COM1 */
+    }
     if (r->o.provision_only) {
         rc = prepare_tpm(r);
         return rc < 0 ? EXIT_SETUP : rc;
@@ -727,7 +758,9 @@ static int prepare_and_run(struct run *r)
         if (rc != 0)
             return rc < 0 ? EXIT_SETUP : rc;
     }
-    if (r->o.grub) {
+    if (r->o.disk) {
+        memset(&s, 0, sizeof(s));
+    } else if (r->o.grub) {
         r->iso = usable_prebuilt_iso(r);
         if (r->iso) {
             log_dbg("booting the prebuilt %s", r->iso);
@@ -773,6 +806,10 @@ static int prepare_and_run(struct run *r)
     run_loop(r);
     proc_stop(&r->qemu, QEMU_STOP_GRACE_MS);
     conclude(r);
+    if (r->o.attest.on && r->fate.outcome == OUT_POWEROFF) {
+        relay_drain(&r->com1);
+        attestrun_verify(&r->attest, &r->boot, loader_of(&r->o), r->tmp);
+    }
     return -1;   /* the fate decides */
 }
 
@@ -793,6 +830,15 @@ int main(int argc, char **argv)
     r->boot.initrd = *r->o.initrd ? r->o.initrd : NULL;
     r->boot.cmdline = r->o.cmdline;
     r->boot.vtboot_cmdline = r->o.vtboot_cmdline;
+    if (r->o.attest.on) {
+        /* " vtboot.guest=attest" on the command line; the nonce goes unmeasured (attestrun.h) */
+        if (attestrun_init(&r->attest, &r->o.attest, r->o.cmdline, r->o.outdir) != 0)
+            return EXIT_SETUP;
+        r->attest.boot_policy = r->o.policy;
+        r->boot.cmdline = r->attest.cmdline;
+    }
+    r->boot.xen = r->o.xen;
+    r->boot.xen_cmdline = r->o.xen_cmdline;
     if (r->o.grub_prelude) {
         size_t len;
         uint8_t *text = file_read_all(r->o.grub_prelude, &len, 1 << 16);
@@ -822,5 +868,8 @@ int main(int argc, char **argv)
     cleanup(r);
     if (rc >= 0)
         return rc;
-    return fate_report(&r->fate, (double)(now_ms() - r->t_qemu) / 1000);
+    rc = fate_report(&r->fate, (double)(now_ms() - r->t_qemu) / 1000);
+    if (r->o.attest.on && !attestrun_report(&r->attest) && rc == 0)
+        rc = EXIT_ATTEST;
+    return rc;
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void usage(FILE *f)
 {
@@ -17,15 +18,29 @@ static void usage(FILE *f)
 "\n"
 "  --kernel F          Linux bzImage (default out/bzImage; \"\" for no modules at all,\n"
 "                      which then also means no initrd)\n"
-"  --initrd F          initrd (default out/initrd.img; \"\" for none)\n"
+"  --initrd F          initrd (default out/initrd.img, with --attest out/initrd-attest.img;\n"
+"                      \"\" for none)\n"
 "  --cmdline S         Linux command line (default \"console=ttyS0 panic=-1\")\n"
-"  --vtboot F          vtboot ELF (default out/vtboot; with --grub out/vtboot.gz); a gzip\n"
-"                      file is unpacked first for QEMU -kernel\n"
+"  --vtboot F          vtboot ELF (default out/vtboot; with --grub out/vtboot.gz; installed:\n"
+"                      /usr/lib/vtboot/vtboot.gz); a gzip file is unpacked first for QEMU\n"
+"                      -kernel\n"
 "  --vtboot-cmdline S  vtboot's command line (default \"logging=serial,memory loglvl=all\")\n"
 "  --grub              boot through GRUB (multiboot2) from an ISO made by grub-mkrescue\n"
 "  --grub-mb1          the same with GRUB's multiboot/module (multiboot1)\n"
 "  --grub-prelude F    GRUB commands (a grub.cfg fragment) run before vtboot's menu entry\n"
 "  --make-iso OUT      only write that ISO (multiboot2, or multiboot1 with --grub-mb1) and exit\n"
+"  --disk IMAGE        boot an installed system from this disk image (raw, or qcow2 by its\n"
+"                      magic) through its own boot loader (the BIOS boots its MBR: GRUB and\n"
+"                      its \"with vtboot\" entry from the vtboot package), as a virtio disk\n"
+"                      that the guest writes to; the TPM and the virtual SENTER are attached\n"
+"                      as usual; not with --kernel, --initrd, --cmdline, --vtboot,\n"
+"                      --vtboot-cmdline, --grub*, --make-iso or --print-*\n"
+"  --xen F             boot Xen (a multiboot ELF, gzip'd or not) as module 0, the kernel and\n"
+"                      initrd as dom0's, as Debian's 20_linux_xen_tboot does: then the\n"
+"                      default --cmdline is \"console=hvc0 panic=-1\" and --cpu Nehalem\n"
+"  --xen-cmdline S     Xen's command line (default \"console=com1 com1=115200,8n1\")\n"
+"  --cpu MODEL         QEMU's -cpu (default max,vendor=GenuineIntel; with --xen Nehalem:\n"
+"                      dom0 under TCG fails with max)\n"
 "  --print-modules     only print the module strings vtboot will get, one a line, and exit\n"
 "  --print-cmdline     only print the command line vtboot will get, and exit\n"
 "  --smp N             CPUs (default 1)\n"
@@ -64,6 +79,7 @@ static void usage(FILE *f)
 "                      without a wake-up: close the connection instead (tests/qemu/qemuctl.py);\n"
 "                      the launcher serves PATH and shares QEMU's one stub with the virtual\n"
 "                      SENTER (a launch holds the debugger's bytes and hides its own stop)\n"
+"%s"   /* --attest and its options (host/lib/attestrun.c) */
 "  --keep-temp         keep the temp dir (sockets, symlinks, logs) and print its path\n"
 "  -v, --verbose       show commands, QMP traffic and timings\n"
 "  -h, --help          this text\n"
@@ -81,10 +97,13 @@ static void usage(FILE *f)
 "  3  timed out (QEMU killed after --timeout)\n"
 "  4  crashed (GUEST_PANICKED, QEMU died, or QMP lost before a SHUTDOWN event; or\n"
 "     swtpm died and the guest did not end within 5 s)\n"
+"  5  attestation failed (--attest: the guest powered off, but vtboot-attest verify\n"
+"     failed or the guest printed no evidence; its last line says why)\n"
 "  128+N  interrupted by signal N (QEMU and swtpm are stopped first)\n"
 "The last line on stderr is \"vtboot-qemu: guest <powered off|reset|timed out|crashed> ...\".\n"
 "A guest that suspends (S3) has not ended: \"guest suspended (S3)\" and \"guest woke up\"\n"
-"are logged (QMP SUSPEND, WAKEUP), and --timeout counts on while it sleeps.\n");
+"are logged (QMP SUSPEND, WAKEUP), and --timeout counts on while it sleeps.\n",
+            attest_help);
 }
 
 static int parse_int(const char *name, const char *s, int lo, int hi, int *out)
@@ -104,8 +123,10 @@ enum {
     O_KERNEL = 256, O_INITRD, O_CMDLINE, O_VTBOOT, O_VTBOOT_CMDLINE, O_GRUB, O_GRUB_MB1,
     O_MAKE_ISO, O_SMP, O_MEMORY, O_MACHINE, O_TPM_STATE, O_NO_TPM, O_NO_DRTM, O_TIMEOUT,
     O_SERIAL_LOG, O_KEEP_TEMP, O_PRINT_MODULES, O_PRINT_CMDLINE, O_POLICY, O_PROVISION_ONLY,
-    O_PCR_BANKS, O_QMP, O_GDB, O_TPM_FAULT, O_GRUB_PRELUDE,
+    O_PCR_BANKS, O_QMP, O_GDB, O_TPM_FAULT, O_GRUB_PRELUDE, O_DISK, O_XEN, O_XEN_CMDLINE,
+    O_CPU,
 };
+#define O_ATTEST 1024           /* + ATTEST_OPT_*: --attest and its options (attestrun.h) */
 
 /* "all" -> "-" (swtpm_setup: keep every bank); else a comma list of known banks, each once */
 static int parse_banks(const char *s, const char **out)
@@ -151,6 +172,10 @@ int opts_parse(struct opts *o, int argc, char **argv)
         { "grub-mb1", no_argument, NULL, O_GRUB_MB1 },
         { "grub-prelude", required_argument, NULL, O_GRUB_PRELUDE },
         { "make-iso", required_argument, NULL, O_MAKE_ISO },
+        { "disk", required_argument, NULL, O_DISK },
+        { "xen", required_argument, NULL, O_XEN },
+        { "xen-cmdline", required_argument, NULL, O_XEN_CMDLINE },
+        { "cpu", required_argument, NULL, O_CPU },
         { "smp", required_argument, NULL, O_SMP },
         { "memory", required_argument, NULL, O_MEMORY },
         { "machine", required_argument, NULL, O_MACHINE },
@@ -168,6 +193,15 @@ int opts_parse(struct opts *o, int argc, char **argv)
         { "qmp", required_argument, NULL, O_QMP },
         { "gdb", required_argument, NULL, O_GDB },
         { "tpm-fault", required_argument, NULL, O_TPM_FAULT },
+        { "attest", no_argument, NULL, O_ATTEST + ATTEST_OPT_ATTEST },
+        { "attest-dir", required_argument, NULL, O_ATTEST + ATTEST_OPT_DIR },
+        { "attest-ca", required_argument, NULL, O_ATTEST + ATTEST_OPT_CA },
+        { "expect-kernel", required_argument, NULL, O_ATTEST + ATTEST_OPT_KERNEL },
+        { "expect-initrd", required_argument, NULL, O_ATTEST + ATTEST_OPT_INITRD },
+        { "expect-cmdline", required_argument, NULL, O_ATTEST + ATTEST_OPT_CMDLINE },
+        { "expect-vtboot", required_argument, NULL, O_ATTEST + ATTEST_OPT_VTBOOT },
+        { "expect-vtboot-cmdline", required_argument, NULL, O_ATTEST + ATTEST_OPT_VTBOOT_CMDLINE },
+        { "expect-policy", required_argument, NULL, O_ATTEST + ATTEST_OPT_POLICY },
         { "verbose", no_argument, NULL, 'v' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
@@ -197,6 +231,22 @@ int opts_parse(struct opts *o, int argc, char **argv)
         case O_GRUB_MB1: o->grub = o->grub_mb1 = true; break;
         case O_GRUB_PRELUDE: o->grub_prelude = optarg; break;
         case O_MAKE_ISO: o->make_iso = optarg; break;
+        case O_DISK:
+            if (!*optarg) {
+                log_err("--disk: expected a disk image file");
+                return -1;
+            }
+            o->disk = optarg;
+            break;
+        case O_XEN: o->xen = *optarg ? optarg : NULL; break;
+        case O_XEN_CMDLINE: o->xen_cmdline = optarg; break;
+        case O_CPU:
+            if (!*optarg || strchr(optarg, ' ')) {
+                log_err("--cpu: expected a QEMU CPU model, got '%s'", optarg);
+                return -1;
+            }
+            o->cpu = optarg;
+            break;
         case O_SMP:
             if (parse_int("--smp", optarg, 1, 64, &o->smp) != 0)
                 return -1;
@@ -270,6 +320,10 @@ int opts_parse(struct opts *o, int argc, char **argv)
             }
             break;
         }
+        case O_ATTEST ... O_ATTEST + ATTEST_OPT_N - 1:
+            if (attest_opt(&o->attest, c - O_ATTEST, optarg) != 0)
+                return -1;
+            break;
         case 'v': log_verbose = 1; break;
         case 'h': usage(stdout); return 1;
         default:
@@ -287,6 +341,10 @@ int opts_parse(struct opts *o, int argc, char **argv)
         log_err("--no-tpm excludes --tpm-state, --policy, --pcr-banks and --provision-only");
         return -1;
     }
+    if (o->attest.on && (o->no_tpm || (o->kernel && !*o->kernel))) {
+        log_err("--attest needs a TPM and a kernel (the guest quotes)");
+        return -1;
+    }
     if (o->tpm_faults.n && (o->no_tpm || o->no_drtm)) {
         log_err("--tpm-fault needs the TPM control-channel proxy, which --no-tpm and "
                 "--no-drtm turn off");
@@ -300,6 +358,25 @@ int opts_parse(struct opts *o, int argc, char **argv)
         log_err("--provision-only needs --tpm-state DIR (the state to provision)");
         return -1;
     }
+    if (o->disk && (o->kernel_set || o->initrd_set || o->cmdline_set || o->vtboot_set ||
+                    o->vtboot_cmdline_set || o->grub || o->grub_prelude || o->make_iso ||
+                    o->print_modules || o->print_cmdline)) {
+        log_err("--disk boots the disk's own loader, which picks vtboot, the kernel, the "
+                "initrd and their command lines: it excludes --kernel, --initrd, --cmdline, "
+                "--vtboot, --vtboot-cmdline, --grub, --grub-mb1, --grub-prelude, --make-iso, "
+                "--print-modules and --print-cmdline");
+        return -1;
+    }
+    if (o->xen && (o->disk || (o->kernel && !*o->kernel))) {
+        log_err("--xen needs a dom0 kernel (--kernel) and excludes --disk");
+        return -1;
+    }
+    if (o->xen && !o->cmdline_set)
+        o->cmdline = "console=hvc0 panic=-1";
+    if (!o->xen_cmdline)
+        o->xen_cmdline = "console=com1 com1=115200,8n1";
+    if (!o->cpu)
+        o->cpu = o->xen ? "Nehalem" : "max,vendor=GenuineIntel";
     if (o->kernel && !*o->kernel) {
         /* no modules at all; the default initrd goes with the default kernel only */
         if (o->initrd && *o->initrd) {
@@ -318,9 +395,21 @@ int opts_parse(struct opts *o, int argc, char **argv)
     free(dir);
     if (!o->kernel)
         o->kernel = xasprintf("%s/bzImage", o->outdir);
-    if (!o->initrd)
-        o->initrd = xasprintf("%s/initrd.img", o->outdir);
-    if (!o->vtboot)
+    if (!o->initrd)     /* --attest: the initramfs with vtboot-attest (guest/guest.mk) */
+        o->initrd = xasprintf("%s/%s", o->outdir, o->attest.on ? "initrd-attest.img" : "initrd.img");
+    if (!o->vtboot) {
         o->vtboot = xasprintf("%s/%s", o->outdir, o->grub ? "vtboot.gz" : "vtboot");
+        /* installed by the vtboot-host package: /usr/bin/.., /usr/lib/vtboot/vtboot.gz */
+        if (access(o->vtboot, F_OK) != 0) {
+            char *lib = xasprintf("%s/lib/vtboot/vtboot.gz", o->outdir);
+
+            if (access(lib, F_OK) == 0) {
+                free((char *)o->vtboot);
+                o->vtboot = lib;
+            } else {
+                free(lib);
+            }
+        }
+    }
     return 0;
 }

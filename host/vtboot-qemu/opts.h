@@ -3,6 +3,7 @@
 #ifndef VTBOOT_QEMU_OPTS_H
 #define VTBOOT_QEMU_OPTS_H
 
+#include "attestrun.h"
 #include "tpmfault.h"
 
 #include <stdbool.h>
@@ -14,6 +15,7 @@ enum {
     EXIT_RESET = 2,
     EXIT_TIMEOUT = 3,
     EXIT_CRASH = 4,
+    EXIT_ATTEST = 5,            /* --attest: powered off, but the attestation failed */
     /* 128 + signal number when we were interrupted (SIGINT: 130, SIGTERM: 143) */
 };
 
@@ -21,6 +23,10 @@ struct opts {
     const char *kernel, *initrd, *cmdline, *vtboot, *vtboot_cmdline;
     bool kernel_set, initrd_set, cmdline_set, vtboot_set, vtboot_cmdline_set;
     bool grub, grub_mb1;
+    const char *disk;           /* --disk: boot this disk image's own loader (raw or qcow2) */
+    const char *xen;            /* --xen: Xen as module 0, the kernel and initrd as dom0's */
+    const char *xen_cmdline;    /* --xen-cmdline */
+    const char *cpu;            /* --cpu: QEMU's CPU model */
     const char *grub_prelude;   /* --grub-prelude: grub.cfg lines before the menu entry */
     const char *make_iso;
     int smp, memory_mb;
@@ -37,6 +43,7 @@ struct opts {
     const char *qmp_path;       /* --qmp: an extra QMP socket for the caller */
     const char *gdb_path;       /* --gdb: QEMU's gdbstub on a unix socket */
     struct tpmfault_set tpm_faults;     /* --tpm-fault SPEC (repeatable) */
+    struct attest_opts attest;  /* --attest, --attest-*, --expect-* (attestrun.h) */
     bool keep_temp;
     bool print_modules, print_cmdline;
     char **extra;               /* after "--" */

@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 #include "qemu.h"
+#include "hostpage.h"
+
+#include <stdlib.h>
+#include <string.h>
 
 void qemu_argv(struct strv *a, const struct qemu_cfg *c)
 {
@@ -12,7 +16,7 @@ void qemu_argv(struct strv *a, const struct qemu_cfg *c)
     strv_add(a, "-accel");
     strv_add(a, "tcg");
     strv_add(a, "-cpu");
-    strv_add(a, "max,vendor=GenuineIntel");
+    strv_add(a, c->cpu ? c->cpu : "max,vendor=GenuineIntel");
     strv_add(a, "-m");
     strv_addf(a, "%d", c->memory_mb);
     strv_add(a, "-smp");
@@ -66,7 +70,19 @@ void qemu_argv(struct strv *a, const struct qemu_cfg *c)
         strv_add(a, "-device");
         strv_add(a, "isa-serial,chardev=vsenter,iobase=0x2f8,irq=3");
     }
-    if (c->iso) {
+    if (c->disk) {
+        /* the BIOS boots the disk's MBR; a ',' in the path is doubled (QEMU's option syntax) */
+        char *path = calloc(1, 2 * strlen(c->disk) + 1), *d = path;
+
+        for (const char *p = c->disk; path && *p; p++)
+            if ((*d++ = *p) == ',')
+                *d++ = ',';
+        strv_add(a, "-drive");
+        strv_addf(a, "file=%s,format=%s,if=none,id=disk0", path ? path : "", c->disk_format);
+        free(path);
+        strv_add(a, "-device");
+        strv_add(a, "virtio-blk-pci,drive=disk0,bootindex=1");
+    } else if (c->iso) {
         strv_add(a, "-cdrom");
         strv_add(a, c->iso);
         strv_add(a, "-boot");
@@ -80,6 +96,21 @@ void qemu_argv(struct strv *a, const struct qemu_cfg *c)
             strv_add(a, "-initrd");
             strv_add(a, c->initrd);
         }
+    }
+    if (c->host_page) {
+        /* QEMU maps the file privately (share=off): the guest reads the launcher's bytes and
+         * cannot write the file; ',' in the path is doubled (QEMU's option syntax) */
+        char *path = calloc(1, 2 * strlen(c->host_page) + 1), *d = path;
+
+        for (const char *p = c->host_page; path && *p; p++)
+            if ((*d++ = *p) == ',')
+                *d++ = ',';
+        strv_add(a, "-object");
+        strv_addf(a, "memory-backend-file,id=vtbhostpage,mem-path=%s,size=%u,share=off",
+                  path ? path : "", HOSTPAGE_SIZE);
+        free(path);
+        strv_add(a, "-device");
+        strv_add(a, "ivshmem-plain,memdev=vtbhostpage");
     }
     for (int i = 0; i < c->nextra; i++)
         strv_add(a, c->extra[i]);

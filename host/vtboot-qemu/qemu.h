@@ -9,6 +9,7 @@
 
 struct qemu_cfg {
     const char *machine;
+    const char *cpu;            /* -cpu */
     int smp, memory_mb;
     const char *com1_pipe, *qmp_sock;
     const char *tpm_sock;       /* NULL: no TPM */
@@ -20,6 +21,11 @@ struct qemu_cfg {
     const char *kernel, *append, *initrd;
     /* ... or a boot ISO */
     const char *iso;
+    /* ... or a disk and its own loader (--disk; format "raw" or "qcow2") */
+    const char *disk, *disk_format;
+    /* --attest: the launcher's page for the guest (host/lib/hostpage.h, a HOSTPAGE_SIZE file),
+     * as the memory of an ivshmem-plain PCI device: outside anything measured; NULL: none */
+    const char *host_page;
     char **extra;
     int nextra;
 };

@@ -77,6 +77,9 @@ struct acpi_gas {
 
 #define FACS_FIRMWARE_WAKING_VECTOR 12u
 #define FACS_X_FIRMWARE_WAKING_VECTOR 24u
+#define FACS_GLOBAL_LOCK 16u
+#define FACS_OSPM_FLAGS 36u
+#define FACS_MIN_LEN 64u
 
 _Static_assert(sizeof(struct acpi_rsdp) == 36, "RSDP");
 _Static_assert(sizeof(struct acpi_sdt_header) == 36, "SDT header");

@@ -26,6 +26,8 @@
 #define TPM2_CC_POLICY_PCR 0x0000017fu
 #define TPM2_CC_PCR_EXTEND 0x00000182u
 #define TPM2_CC_POLICY_GET_DIGEST 0x00000189u
+#define TPM2_CC_CERTIFY_CREATION 0x0000014au
+#define TPM2_CC_READ_CLOCK 0x00000181u
 
 #define TPM2_RC_SUCCESS 0x000u
 #define TPM2_RC_INITIALIZE 0x100u        /* TPM2_Startup already done (by the firmware) */

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "acpi/acpi.h"
+#include "crypto/hash.h"
 #include "lib/format.h"
 #include "lib/phys.h"
 #include "lib/string.h"
@@ -151,6 +152,110 @@ int acpi_read_platform(uint64_t rsdp_addr, struct acpi_platform *p, char *err, u
                                        dsdt->length - (uint32_t)sizeof(*dsdt), &p->s5_typ_a,
                                        &p->s5_typ_b);
     return 0;
+}
+
+/* Adds the table at `addr` (its own length, within 4 GiB and TABLE_MAX) to the digests. */
+static int digest_table(struct acpi_digests *d, uint64_t addr, uint32_t len, const char *sig,
+                        char *err, unsigned errlen)
+{
+    if (d->n == ACPI_DIGESTS_MAX)
+        FAIL("ACPI: more than %u tables to cover", ACPI_DIGESTS_MAX);
+    const uint8_t *p = addr ? phys_map(addr, len) : 0;
+    if (!p || len > TABLE_MAX)
+        FAIL("ACPI: table %.4s at 0x%llx+0x%x cannot be read", sig, (unsigned long long)addr,
+             len);
+    struct acpi_table_digest *t = &d->t[d->n++];
+    memcpy(t->signature, sig, 4);
+    t->length = len;
+    t->addr = addr;
+    if (memcmp(sig, "FACS", 4)) {
+        hash_buffer(TPM_ALG_SHA256, p, len, t->sha256);
+        return 0;
+    }
+    /* the FACS fields that change while the machine runs count as zero */
+    static const struct { uint32_t off, len; } mutable_fields[] = {
+        { FACS_FIRMWARE_WAKING_VECTOR, 4 }, { FACS_GLOBAL_LOCK, 4 },
+        { FACS_X_FIRMWARE_WAKING_VECTOR, 8 }, { FACS_OSPM_FLAGS, 4 },
+    };
+    static const uint8_t zeros[8];
+    struct hash_ctx h;
+    uint32_t at = 0;
+    hash_init(&h, TPM_ALG_SHA256);
+    for (unsigned i = 0; i < sizeof(mutable_fields) / sizeof(mutable_fields[0]); i++) {
+        hash_update(&h, p + at, mutable_fields[i].off - at);
+        hash_update(&h, zeros, mutable_fields[i].len);
+        at = mutable_fields[i].off + mutable_fields[i].len;
+    }
+    hash_update(&h, p + at, len - at);
+    hash_final(&h, t->sha256);
+    return 0;
+}
+
+/* A table's own length from its header; 0 if the header cannot be read. */
+static uint32_t header_length(uint64_t addr)
+{
+    const struct acpi_sdt_header *h = addr && addr < FOUR_GIB ? phys_map(addr, sizeof(*h)) : 0;
+    return h ? h->length : 0;
+}
+
+int acpi_digest_tables(uint64_t rsdp, struct acpi_digests *out, char *err, unsigned errlen)
+{
+    const struct acpi_rsdp *r = rsdp_at(rsdp);
+    uint64_t root;
+    unsigned entry_size = 4;
+
+    memset(out, 0, sizeof(*out));
+    if (!r)
+        FAIL("ACPI: no valid RSDP at 0x%llx", (unsigned long long)rsdp);
+    const struct acpi_rsdp *r2 = r->revision >= 2 ? phys_map(rsdp, ACPI_RSDP_V2_LEN) : 0;
+    if (digest_table(out, rsdp, r2 ? ACPI_RSDP_V2_LEN : ACPI_RSDP_V1_LEN, "RSD ", err, errlen))
+        return -1;
+    out->t[0].addr = 0;              /* its bytes matter, not where a loader put a copy */
+    root = r2 && r2->xsdt_address ? r2->xsdt_address : r->rsdt_address;
+    entry_size = r2 && r2->xsdt_address ? 8 : 4;
+    uint32_t root_len = header_length(root);
+    if (root_len < sizeof(struct acpi_sdt_header) ||
+        digest_table(out, root, root_len, entry_size == 8 ? "XSDT" : "RSDT", err, errlen))
+        FAIL("ACPI: no readable RSDT/XSDT at 0x%llx", (unsigned long long)root);
+    const uint8_t *entries = phys_map(root + sizeof(struct acpi_sdt_header),
+                                      root_len - sizeof(struct acpi_sdt_header));
+    uint32_t n = (root_len - (uint32_t)sizeof(struct acpi_sdt_header)) / entry_size;
+    if (!entries)
+        FAIL("ACPI: the root table at 0x%llx cannot be read", (unsigned long long)root);
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t a = entry_size == 8 ? rd64(entries, i * 8) : rd32(entries, i * 4);
+        uint32_t len = header_length(a);
+        const struct acpi_sdt_header *h = len ? phys_map(a, sizeof(*h)) : 0;
+        if (!h || digest_table(out, a, len, h->signature, err, errlen))
+            FAIL("ACPI: table %u of the root table (0x%llx) cannot be read", i,
+                 (unsigned long long)a);
+        if (memcmp(h->signature, "FACP", 4) || len < FADT_V1_LEN)
+            continue;
+        const uint8_t *f = phys_map(a, len);
+        uint64_t dsdt = len >= FADT_X_DSDT + 8 && rd64(f, FADT_X_DSDT) ? rd64(f, FADT_X_DSDT)
+                                                                        : rd32(f, FADT_DSDT);
+        uint64_t facs = rd32(f, FADT_FIRMWARE_CTRL);
+        if (!facs && len >= FADT_X_FIRMWARE_CTRL + 8)
+            facs = rd64(f, FADT_X_FIRMWARE_CTRL);
+        uint32_t dsdt_len = header_length(dsdt);
+        if (dsdt && (dsdt_len < sizeof(struct acpi_sdt_header) ||
+                     digest_table(out, dsdt, dsdt_len, "DSDT", err, errlen)))
+            FAIL("ACPI: no readable DSDT at 0x%llx", (unsigned long long)dsdt);
+        uint32_t facs_len = header_length(facs);
+        if (facs && (facs_len < FACS_MIN_LEN ||
+                     digest_table(out, facs, facs_len, "FACS", err, errlen)))
+            FAIL("ACPI: no readable FACS at 0x%llx", (unsigned long long)facs);
+    }
+    return 0;
+}
+
+int acpi_digests_compare(const struct acpi_digests *was, const struct acpi_digests *now)
+{
+    unsigned n = was->n > now->n ? was->n : now->n;
+    for (unsigned i = 0; i < n && i < ACPI_DIGESTS_MAX; i++)
+        if (i >= was->n || i >= now->n || memcmp(&was->t[i], &now->t[i], sizeof(was->t[i])))
+            return (int)i;
+    return -1;
 }
 
 /* One AML integer constant of a package element; returns its length or 0. */

@@ -34,6 +34,32 @@ uint64_t acpi_find_rsdp(void);
 /* Reads the tables behind the RSDP at `rsdp`; -1 with a reason in err. */
 int acpi_read_platform(uint64_t rsdp, struct acpi_platform *p, char *err, unsigned errlen);
 
+/* What the kernel runs or reads of ACPI after an S3 resume, hashed at suspend and compared at
+ * resume: the RSDP, the RSDT/XSDT, every table they list, the DSDT and the FACS. */
+#define ACPI_DIGESTS_MAX 32u
+
+struct acpi_table_digest {
+    char signature[4];
+    uint32_t length;
+    uint64_t addr;
+    uint8_t sha256[32];
+};
+
+struct acpi_digests {
+    unsigned n;
+    struct acpi_table_digest t[ACPI_DIGESTS_MAX];
+};
+
+/* Hashes each table as it is (header length, checksum or not: a changed byte must show as a
+ * changed digest); the FACS with the fields firmware and OS write while running (waking
+ * vectors, global lock, OSPM flags) counted as zero. -1 with a reason if the RSDP or the
+ * root table cannot be read, or a table lies outside 4 GiB or is longer than 1 MiB. */
+int acpi_digest_tables(uint64_t rsdp, struct acpi_digests *out, char *err, unsigned errlen);
+
+/* The index of the first entry where `was` and `now` differ (a table changed or moved, one
+ * more or one fewer), or -1 if they are the same. */
+int acpi_digests_compare(const struct acpi_digests *was, const struct acpi_digests *now);
+
 /* Finds Name(_S5, Package(){a, b, ...}) in an AML byte stream; false if absent/malformed. */
 bool acpi_aml_find_s5(const uint8_t *aml, uint32_t len, uint8_t *typ_a, uint8_t *typ_b);
 

@@ -6,6 +6,7 @@
 #include "boot/handoff.h"
 #include "lib/format.h"
 #include "lib/string.h"
+#include "log/memlog.h"
 
 void handoff_start(struct handoff *h, enum handoff_kind kind, uint32_t loader_magic,
                    uint32_t loader_info)
@@ -42,12 +43,10 @@ int handoff_check(const struct handoff *h, char *err, unsigned errlen)
 
 const char *handoff_log_text(const struct handoff *h, size_t *len)
 {
-    static const uint8_t uuid[16] = TBOOT_LOG_UUID_BYTES;
     const struct tboot_log *log = (const struct tboot_log *)h->log;
 
     *len = 0;
-    if (memcmp(log->uuid, uuid, sizeof(uuid)) != 0 ||
-        log->max_size > sizeof(h->log) - sizeof(*log) || log->curr_pos > log->max_size)
+    if (!memlog_valid(log, sizeof(h->log)))
         return NULL;
     *len = log->curr_pos;
     return log->buf;

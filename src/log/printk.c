@@ -12,6 +12,7 @@ static console_write_fn console;
  * half written. */
 static unsigned loglvl_hidden;
 static struct tboot_log *memlog;
+static size_t memlog_size;           /* of the region it was formatted in */
 static bool mid_line;
 
 void printk_set_console(console_write_fn fn)
@@ -24,13 +25,16 @@ void printk_set_loglvl(unsigned mask)
     loglvl_hidden = ~mask & LOG_ALL;
 }
 
-void printk_set_memlog(struct tboot_log *log)
+void printk_set_memlog(struct tboot_log *log, size_t size)
 {
     memlog = log;
+    memlog_size = log ? size : 0;
 }
 
-struct tboot_log *printk_memlog(void)
+struct tboot_log *printk_memlog(size_t *size)
 {
+    if (size)
+        *size = memlog_size;
     return memlog;
 }
 
@@ -39,7 +43,7 @@ static void emit(bool to_console, const char *s, size_t len)
     if (console && to_console)
         console(s, len);
     if (memlog)
-        memlog_append(memlog, s, len);
+        memlog_append(memlog, memlog_size, s, len);
 }
 
 /* CPUs parking in wait-for-SIPI print at the same time: one line buffer, one writer. */

@@ -29,15 +29,15 @@ static uint8_t memlog_staging[TBOOT_LOG_SIZE] __attribute__((aligned(16)));
  * as what they are. */
 static void keep_prelaunch_log(const struct handoff *h)
 {
-    struct tboot_log *log = printk_memlog();
-    size_t len;
+    size_t size, len;
+    struct tboot_log *log = printk_memlog(&size);
     const char *text = handoff_log_text(h, &len);
 
     if (!log || !text || !len)
         return;
     printk_memlog_only(LOG_INFO, "the pre-launch code (not measured) logged %u bytes:\n",
                        (unsigned)len);
-    memlog_append(log, text, len);
+    memlog_append(log, size, text, len);
 }
 
 void postlaunch_main(void)

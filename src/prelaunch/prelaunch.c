@@ -30,6 +30,9 @@ void prelaunch_resume(void) __attribute__((noreturn));
 
 /* How long an INIT takes to reach every other CPU before the host looks at them. */
 #define INIT_SETTLE_US 10000u
+/* Requests before giving up: an AP the firmware started just before (SeaBIOS starts them on
+ * every S3 resume) may still take a SIPI it had pending after the first INIT. */
+#define REQUEST_TRIES 3u
 
 __attribute__((section(".handoff"))) struct handoff handoff;
 
@@ -37,15 +40,23 @@ __attribute__((section(".handoff"))) struct handoff handoff;
  * the host never answered may have reset PCR 17 without a launch: that is capped first. */
 static void request_launch(const struct vtboot_options *opts)
 {
+    enum vsenter_result r = VSENTER_ABSENT;
     char reply[96];
 
-    apic_init_others();
     timer_init();
-    timer_delay_us(INIT_SETTLE_US);
-    pr_info("requesting the dynamic launch (virtual SENTER) of the MLE at 0x%08x "
-            "(header 0x%08x)\n", sym_addr(_mle_start), sym_addr(&mle_header));
-    enum vsenter_result r = vsenter_request(sym_addr(_mle_start), sym_addr(&mle_header),
-                                            reply, sizeof(reply));
+    for (unsigned try = 1; try <= REQUEST_TRIES; try++) {
+        /* twice: an AP that had a SIPI pending takes it after the first INIT */
+        for (unsigned i = 0; i < 2; i++) {
+            apic_init_others();
+            timer_delay_us(INIT_SETTLE_US);
+        }
+        pr_info("requesting the dynamic launch (virtual SENTER) of the MLE at 0x%08x "
+                "(header 0x%08x)\n", sym_addr(_mle_start), sym_addr(&mle_header));
+        r = vsenter_request(sym_addr(_mle_start), sym_addr(&mle_header), reply, sizeof(reply));
+        if (r != VSENTER_REFUSED)
+            break;
+        pr_warn("the host refused the launch: %s\n", reply);
+    }
     pr_err("NO DYNAMIC LAUNCH: %s%s\n",
            r == VSENTER_ABSENT ? "no virtual SENTER channel (platform without TXT)"
            : r == VSENTER_REFUSED ? "the host refused: " : "the host did not answer",
@@ -78,7 +89,7 @@ void prelaunch_resume(void)
     apply_log_options(&s->opts);
     pr_info("S3 resume: the firmware entered the waking vector\n");
     s3_restore_chipset(s);
-    platform_init(s->rsdp);
+    platform_init(s3_resume_rsdp(s));
 
     mle_cmdline_store(mle_cmdline, MLE_CMDLINE_SIZE, s->cmdline);
     handoff_start(&handoff, HANDOFF_S3_RESUME, 0, 0);

@@ -43,12 +43,15 @@ static void region_key(const uint8_t key[MAC_KEY_SIZE], unsigned i, uint8_t out[
     hash_update(&h, label, sizeof(label) - 1);
     hash_update(&h, idx, sizeof(idx));
     hash_final(&h, out);
+    memzero_explicit(&h, sizeof(h));     /* it held the key */
 }
 
 /* Feeds the RAM part of [start, end) to the MAC, in map order (the map is sanitised). */
 static void mac_ram(struct poly1305_ctx *ctx, uint64_t start, uint64_t end,
                     const struct e820_map *ram)
 {
+    if (start < MAC_LOW_BIOS_END)
+        start = MAC_LOW_BIOS_END;
     for (unsigned e = 0; e < ram->nr; e++) {
         const struct e820_entry *m = &ram->e[e];
         if (m->type != E820_TYPE_RAM)
@@ -80,6 +83,7 @@ static void region_tag(const uint8_t key[MAC_KEY_SIZE], unsigned i, const struct
     poly1305_update(&ctx, where, sizeof(where));
     mac_ram(&ctx, r->start, r->start + r->size, ram);
     poly1305_final(&ctx, tag);
+    memzero_explicit(&ctx, sizeof(ctx)); /* the one-time key and its powers */
 }
 
 void mac_regions_compute(const uint8_t key[MAC_KEY_SIZE], const struct mac_regions *regs,
@@ -107,6 +111,8 @@ uint64_t mac_regions_covered(const struct mac_regions *regs, const struct e820_m
     uint64_t total = 0;
     for (unsigned i = 0; i < regs->n; i++) {
         uint64_t start = regs->r[i].start, end = start + regs->r[i].size;
+        if (start < MAC_LOW_BIOS_END)
+            start = MAC_LOW_BIOS_END;
         for (unsigned e = 0; e < ram->nr; e++) {
             const struct e820_entry *m = &ram->e[e];
             uint64_t lo = start > m->addr ? start : m->addr;

@@ -5,7 +5,10 @@
  * Poly1305 tag under its own one-time key (derived from one random key per suspend), so a
  * failure names the region. Only bytes the e820 map handed to Linux calls RAM are MACed:
  * a region that strays into reserved memory (the EBDA, firmware areas the BIOS rewrites on
- * resume) is clipped, never extended.
+ * resume) is clipped, never extended. Nor is the first 64 KiB MACed: the firmware writes
+ * there while the machine resumes (SeaBIOS's AP start-up pushes on a stack at 0x10000, seen
+ * in one resume in two), and Linux keeps nothing there (CONFIG_X86_RESERVE_LOW, 64 KiB by
+ * default, is reserved for the BIOS for that very reason).
  */
 #ifndef TBOOT_INTEGRITY_H
 #define TBOOT_INTEGRITY_H
@@ -17,6 +20,7 @@
 
 #define MAC_KEY_SIZE 32u
 #define MAC_TAG_SIZE 16u
+#define MAC_LOW_BIOS_END 0x10000u        /* the first 64 KiB: the firmware's while resuming */
 
 struct mac_region {
     uint64_t start;

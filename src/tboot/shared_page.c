@@ -29,3 +29,44 @@ const char *shutdown_type_name(uint32_t type)
                                          "S3 (suspend to RAM)", "halt", "wait-for-SIPI" };
     return type < sizeof(names) / sizeof(names[0]) ? names[type] : "unknown";
 }
+
+void shared_page_fixed_get(const struct tboot_shared *sp, struct shared_page_fixed *out)
+{
+    memset(out, 0, sizeof(*out));
+    memcpy(out->uuid, sp->uuid, sizeof(out->uuid));
+    out->version = sp->version;
+    out->log_addr = sp->log_addr;
+    out->shutdown_entry = sp->shutdown_entry;
+    out->tboot_base = sp->tboot_base;
+    out->tboot_size = sp->tboot_size;
+    out->flags = sp->flags;
+    out->ap_wake_addr = sp->ap_wake_addr;
+    out->ap_wake_trigger = sp->ap_wake_trigger;
+}
+
+const char *shared_page_fixed_diff(const struct shared_page_fixed *was,
+                                   const struct tboot_shared *sp)
+{
+    struct shared_page_fixed now;
+
+    shared_page_fixed_get(sp, &now);
+    if (memcmp(was->uuid, now.uuid, sizeof(now.uuid)))
+        return "uuid";
+    if (was->version != now.version)
+        return "version";
+    if (was->log_addr != now.log_addr)
+        return "log_addr";
+    if (was->shutdown_entry != now.shutdown_entry)
+        return "shutdown_entry";
+    if (was->tboot_base != now.tboot_base)
+        return "tboot_base";
+    if (was->tboot_size != now.tboot_size)
+        return "tboot_size";
+    if (was->flags != now.flags)
+        return "flags";
+    if (was->ap_wake_addr != now.ap_wake_addr)
+        return "ap_wake_addr";
+    if (was->ap_wake_trigger != now.ap_wake_trigger)
+        return "ap_wake_trigger";
+    return 0;
+}

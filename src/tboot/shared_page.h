@@ -18,6 +18,25 @@ struct shared_page_args {
 /* Clears the page (the whole 4 KiB) and writes a version 6 header. */
 void shared_page_init(void *page, const struct shared_page_args *a);
 
+/* The fields of the page that vtboot writes and Linux only reads (Linux 6.1 reads
+ * shutdown_entry on every call): kept across S3 and compared at resume. */
+struct shared_page_fixed {
+    uint8_t uuid[16];
+    uint32_t version;
+    uint32_t log_addr;
+    uint32_t shutdown_entry;
+    uint32_t tboot_base;
+    uint32_t tboot_size;
+    uint32_t flags;
+    uint64_t ap_wake_addr;
+    uint32_t ap_wake_trigger;
+};
+
+void shared_page_fixed_get(const struct tboot_shared *sp, struct shared_page_fixed *out);
+/* The name of the first field of `sp` that differs from `was`, or NULL. */
+const char *shared_page_fixed_diff(const struct shared_page_fixed *was,
+                                   const struct tboot_shared *sp);
+
 /* True if page carries the shared page UUID. */
 bool shared_page_valid(const struct tboot_shared *sp);
 

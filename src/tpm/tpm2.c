@@ -121,6 +121,17 @@ int tpm2_cmd_execute(struct tpm2 *t, struct tpm_writer *w, const char *name,
     return 0;
 }
 
+void tpm2_wipe_command(void)
+{
+    memzero_explicit(cmd_buf, sizeof(cmd_buf));
+}
+
+void tpm2_wipe_buffers(void)
+{
+    memzero_explicit(cmd_buf, sizeof(cmd_buf));
+    memzero_explicit(rsp_buf, sizeof(rsp_buf));
+}
+
 static int execute(struct tpm2 *t, struct tpm_writer *w, const char *name, struct tpm_reader *r)
 {
     return tpm2_cmd_execute(t, w, name, r, NULL);
@@ -269,7 +280,9 @@ int tpm2_get_random(struct tpm2 *t, uint8_t *out, unsigned n)
         if (rc)
             return rc;
         uint16_t got = tr_tpm2b(&r, chunk, sizeof(chunk));
-        if ((rc = tpm2_cmd_finish(t, &r, "TPM2_GetRandom")))
+        rc = tpm2_cmd_finish(t, &r, "TPM2_GetRandom");
+        tpm2_wipe_buffers();         /* random bytes become keys: none stay in the response */
+        if (rc)
             return rc;
         if (got == 0 || got > want)
             FAIL("TPM2_GetRandom: %u bytes for %u asked", got, want);

@@ -13,6 +13,8 @@ void tpm2_cmd_auth(struct tpm_writer *w, uint32_t session);
 /* Sends, resends on RETRY, checks the response; see tpm2.c. */
 int tpm2_cmd_execute(struct tpm2 *t, struct tpm_writer *w, const char *name,
                      struct tpm_reader *r, uint32_t *rsp_handle);
+/* Zeroes the command buffer (it held a secret; the response may still be read). */
+void tpm2_wipe_command(void);
 /* The response parameters were consumed exactly. */
 int tpm2_cmd_finish(struct tpm2 *t, struct tpm_reader *r, const char *name);
 

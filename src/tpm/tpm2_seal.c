@@ -61,18 +61,43 @@ static void skip_tpm2b(struct tpm_reader *r)
 }
 
 /* TPM2B_CREATION_DATA, TPM2B_DIGEST creationHash, TPMT_TK_CREATION: what Create and
- * CreatePrimary return after the public area, unused here. */
-static void skip_creation(struct tpm_reader *r)
+ * CreatePrimary return after the public area; kept in *c if c is not NULL. */
+static void read_creation(struct tpm_reader *r, struct tpm2_creation *c)
 {
-    skip_tpm2b(r);
-    skip_tpm2b(r);
-    tr_u16(r);
-    tr_u32(r);
-    skip_tpm2b(r);
+    static struct tpm2_creation unused;
+
+    if (!c)
+        c = &unused;
+    c->data_size = tr_tpm2b(r, c->data, sizeof(c->data));
+    uint8_t hash[TPM2_MAX_DIGEST];
+    uint16_t n = tr_tpm2b(r, hash, sizeof(hash));
+    if (n != TPM2_POLICY_DIGEST_SIZE)
+        memset(c->hash, 0, sizeof(c->hash));
+    else
+        memcpy(c->hash, hash, n);
+    c->ticket.tag = tr_u16(r);
+    c->ticket.hierarchy = tr_u32(r);
+    c->ticket.digest_size = tr_tpm2b(r, c->ticket.digest, sizeof(c->ticket.digest));
+}
+
+/* TPML_PCR_SELECTION with one bank (or none: n == 0). */
+static void creation_pcrs(struct tpm_writer *w, const struct tpm2_creation_request *req)
+{
+    if (!req || req->n == 0)
+        tw_u32(w, 0);
+    else
+        pcr_selection(w, req->bank, req->pcrs, req->n);
 }
 
 int tpm2_create_storage_primary(struct tpm2 *t, uint32_t *handle)
 {
+    return tpm2_create_storage_primary_named(t, handle, NULL, NULL);
+}
+
+int tpm2_create_storage_primary_named(struct tpm2 *t, uint32_t *handle, uint8_t *name,
+                                      uint16_t *name_size)
+{
+    uint8_t name_buf[TPM2_NAME_MAX];
     struct tpm_writer w;
     struct tpm_reader r;
     tpm2_cmd_begin(&w, TPM2_ST_SESSIONS, TPM2_CC_CREATE_PRIMARY);
@@ -107,18 +132,36 @@ int tpm2_create_storage_primary(struct tpm2 *t, uint32_t *handle)
     if (rc)
         return rc;
     skip_tpm2b(&r);                  /* outPublic */
-    skip_creation(&r);
-    skip_tpm2b(&r);                  /* name */
+    read_creation(&r, NULL);
+    uint16_t n = tr_tpm2b(&r, name_buf, sizeof(name_buf));
+    if (name) {
+        memcpy(name, name_buf, n);
+        *name_size = n;
+    }
     return tpm2_cmd_finish(t, &r, "TPM2_CreatePrimary");
 }
 
 int tpm2_seal(struct tpm2 *t, uint32_t parent, const uint8_t policy[TPM2_POLICY_DIGEST_SIZE],
               const void *data, uint16_t len, struct tpm2_sealed *out)
 {
+    return tpm2_seal_recorded(t, parent, policy, data, len, NULL, out, NULL);
+}
+
+int tpm2_seal_recorded(struct tpm2 *t, uint32_t parent,
+                       const uint8_t policy[TPM2_POLICY_DIGEST_SIZE], const void *data,
+                       uint16_t len, const struct tpm2_creation_request *req,
+                       struct tpm2_sealed *out, struct tpm2_creation *creation)
+{
     struct tpm_writer w;
     struct tpm_reader r;
     if (len == 0 || len > TPM2_SEAL_MAX)
         FAIL("TPM2_Create: %u bytes to seal (1..%u)", len, TPM2_SEAL_MAX);
+    if (req && (req->outside_len > TPM2_OUTSIDE_INFO_MAX || (req->n && !req->pcrs)))
+        FAIL("TPM2_Create: a creation request of %u PCRs and %u bytes", req->n,
+             req->outside_len);
+    for (unsigned i = 0; req && i < req->n; i++)
+        if (req->pcrs[i] >= 8 * TPM2_PCR_SELECT_MAX)
+            FAIL("TPM2_Create: no PCR %u", req->pcrs[i]);
     tpm2_cmd_begin(&w, TPM2_ST_SESSIONS, TPM2_CC_CREATE);
     tw_u32(&w, parent);
     tpm2_cmd_auth(&w, TPM2_RS_PW);
@@ -133,14 +176,15 @@ int tpm2_seal(struct tpm2 *t, uint32_t parent, const uint8_t policy[TPM2_POLICY_
     tw_tpm2b(&w, policy, TPM2_POLICY_DIGEST_SIZE);
     tw_u16(&w, TPM2_ALG_NULL);       /* keyedHash scheme */
     tw_u16(&w, 0);                   /* unique */
-    tw_u16(&w, 0);                   /* outsideInfo */
-    tw_u32(&w, 0);                   /* creationPCR */
+    tw_tpm2b(&w, req ? req->outside_info : NULL, req ? req->outside_len : 0);
+    creation_pcrs(&w, req);
     int rc = tpm2_cmd_execute(t, &w, "TPM2_Create", &r, NULL);
+    tpm2_wipe_command();             /* it held the secret */
     if (rc)
         return rc;
     out->private_size = tr_tpm2b(&r, out->private_area, sizeof(out->private_area));
     out->public_size = tr_tpm2b(&r, out->public_area, sizeof(out->public_area));
-    skip_creation(&r);
+    read_creation(&r, creation);
     return tpm2_cmd_finish(t, &r, "TPM2_Create");
 }
 
@@ -213,7 +257,102 @@ int tpm2_unseal(struct tpm2 *t, uint32_t item, uint32_t session, uint8_t *out, u
     if (rc)
         return rc;
     *len = tr_tpm2b(&r, out, cap);
-    return tpm2_cmd_finish(t, &r, "TPM2_Unseal");
+    rc = tpm2_cmd_finish(t, &r, "TPM2_Unseal");
+    tpm2_wipe_buffers();             /* the response held the secret */
+    return rc;
+}
+
+int tpm2_certify_creation(struct tpm2 *t, uint32_t object, const struct tpm2_creation *c)
+{
+    struct tpm_writer w;
+    struct tpm_reader r;
+    uint8_t hash[TPM2_POLICY_DIGEST_SIZE];
+
+    if (c->data_size > sizeof(c->data) || c->ticket.digest_size > sizeof(c->ticket.digest))
+        FAIL("TPM2_CertifyCreation: creation data of %u bytes, ticket of %u", c->data_size,
+             c->ticket.digest_size);
+    hash_buffer(TPM_ALG_SHA256, c->data, c->data_size, hash);
+    if (memcmp(hash, c->hash, sizeof(hash)))
+        FAIL("TPM2_CertifyCreation: the creation hash is not the creation data's");
+    tpm2_cmd_begin(&w, TPM2_ST_SESSIONS, TPM2_CC_CERTIFY_CREATION);
+    tw_u32(&w, TPM2_RH_NULL);        /* signHandle: check the ticket, sign nothing */
+    tw_u32(&w, object);
+    tpm2_cmd_auth(&w, TPM2_RS_PW);
+    tw_u16(&w, 0);                   /* qualifyingData */
+    tw_tpm2b(&w, c->hash, sizeof(c->hash));
+    tw_u16(&w, TPM2_ALG_NULL);       /* inScheme */
+    tw_u16(&w, c->ticket.tag);
+    tw_u32(&w, c->ticket.hierarchy);
+    tw_tpm2b(&w, c->ticket.digest, c->ticket.digest_size);
+    int rc = tpm2_cmd_execute(t, &w, "TPM2_CertifyCreation", &r, NULL);
+    if (rc)
+        return rc;
+    skip_tpm2b(&r);                  /* certifyInfo */
+    if (tr_u16(&r) != TPM2_ALG_NULL && !r.bad)   /* signature: sigAlg, nothing else */
+        FAIL("TPM2_CertifyCreation: a signature without a signing key");
+    return tpm2_cmd_finish(t, &r, "TPM2_CertifyCreation");
+}
+
+int tpm2_read_clock(struct tpm2 *t, struct tpm2_clock *out)
+{
+    struct tpm_writer w;
+    struct tpm_reader r;
+    tpm2_cmd_begin(&w, TPM2_ST_NO_SESSIONS, TPM2_CC_READ_CLOCK);
+    int rc = tpm2_cmd_execute(t, &w, "TPM2_ReadClock", &r, NULL);
+    if (rc)
+        return rc;
+    out->time = (uint64_t)tr_u32(&r) << 32;
+    out->time |= tr_u32(&r);
+    out->clock = (uint64_t)tr_u32(&r) << 32;
+    out->clock |= tr_u32(&r);
+    out->reset_count = tr_u32(&r);
+    out->restart_count = tr_u32(&r);
+    out->safe = tr_u8(&r);
+    return tpm2_cmd_finish(t, &r, "TPM2_ReadClock");
+}
+
+int tpm2_creation_parse(const uint8_t *data, size_t len, struct tpm2_creation_info *out,
+                        char *err, unsigned errlen)
+{
+    struct tpm_reader r;
+
+    memset(out, 0, sizeof(*out));
+    tr_init(&r, data, len);
+    out->pcr_banks = tr_u32(&r);
+    if (!r.bad && out->pcr_banks > 1) {
+        fmt_snprintf(err, errlen, "creation data selects PCRs of %u banks", out->pcr_banks);
+        return -1;
+    }
+    if (out->pcr_banks == 1) {
+        out->pcr_bank = tr_u16(&r);
+        uint8_t n = tr_u8(&r);
+        const uint8_t *sel = tr_bytes(&r, n);
+        for (unsigned i = 0; sel && i < n; i++) {
+            if (i >= TPM2_PCR_SELECT_MAX && sel[i]) {
+                fmt_snprintf(err, errlen, "creation data selects a PCR above 23");
+                return -1;
+            }
+            if (i < TPM2_PCR_SELECT_MAX)
+                out->pcr_mask |= (uint32_t)sel[i] << (8 * i);
+        }
+    }
+    out->pcr_digest_size = tr_tpm2b(&r, out->pcr_digest, sizeof(out->pcr_digest));
+    out->locality = tr_u8(&r);
+    out->parent_name_alg = tr_u16(&r);
+    out->parent_name_size = tr_tpm2b(&r, out->parent_name, sizeof(out->parent_name));
+    out->parent_qname_size = tr_tpm2b(&r, out->parent_qname, sizeof(out->parent_qname));
+    out->outside_size = tr_tpm2b(&r, out->outside, sizeof(out->outside));
+    if (r.bad) {
+        fmt_snprintf(err, errlen, "creation data of %u bytes is truncated or has a field too "
+                     "long", (unsigned)len);
+        return -1;
+    }
+    if (tr_left(&r)) {
+        fmt_snprintf(err, errlen, "creation data has %u bytes after its last field",
+                     (unsigned)tr_left(&r));
+        return -1;
+    }
+    return 0;
 }
 
 int tpm2_flush_context(struct tpm2 *t, uint32_t handle)

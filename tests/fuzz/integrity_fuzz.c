@@ -171,12 +171,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             b[i] = (uint8_t)((m->addr + i) * 131 + mseed + (i >> 9));
     }
 
+    /* RAM bytes of the regions, above the first 64 KiB (the firmware's while resuming) */
     uint64_t model = 0;
-    for (unsigned i = 0; i < n; i++)
-        for (unsigned e = 0; e < map.nr; e++)
+    for (unsigned i = 0; i < n; i++) {
+        uint64_t start = regs.r[i].start, end = start + regs.r[i].size;
+        if (start < MAC_LOW_BIOS_END)
+            start = MAC_LOW_BIOS_END;
+        for (unsigned e = 0; e < map.nr && end > start; e++)
             if (map.e[e].type == E820_TYPE_RAM)
-                model += overlap(regs.r[i].start, regs.r[i].size, map.e[e].addr,
-                                 map.e[e].size);
+                model += overlap(start, end - start, map.e[e].addr, map.e[e].size);
+    }
     uint64_t covered = mac_regions_covered(&regs, &map);
     FUZZ_ASSERT(covered == model, "covered %llu, model %llu", (unsigned long long)covered,
                 (unsigned long long)model);
@@ -197,7 +201,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         uint8_t *p = phys_fake_ptr(addr);
         FUZZ_ASSERT(p, "no window at 0x%llx", (unsigned long long)addr);
         int want = -1;
-        for (unsigned i = 0; i < n && want < 0; i++)
+        for (unsigned i = 0; i < n && want < 0 && addr >= MAC_LOW_BIOS_END; i++)
             if (addr >= regs.r[i].start && addr - regs.r[i].start < regs.r[i].size)
                 want = (int)i;
         *p ^= 0x01;

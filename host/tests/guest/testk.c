@@ -585,10 +585,10 @@ static void lidt(uint32_t base, uint16_t limit)
  * the caller changed them on purpose). Returns only if the host answered (a refusal); the
  * answer is printed as "TESTK: vsenter <what>: <answer>". A launch enters post_launch.
  */
-static void vs_request(const char *what, uint32_t base, uint32_t hdr)
+/* The request line, in three pieces (the host must assemble lines) */
+static void vs_send_request(uint32_t base, uint32_t hdr)
 {
     char req[80] = "VSENTER 2 mle_base=0x________ mle_hdr=0x________\n";
-    char reply[256];
 
     hex8(req + 21, base);
     hex8(req + 40, hdr);
@@ -608,18 +608,42 @@ static void vs_request(const char *what, uint32_t base, uint32_t hdr)
         vs_send(req + 30);
     }
     vs_send("\n");
+}
+
+static void vs_request(const char *what, uint32_t base, uint32_t hdr)
+{
+    char reply[256];
+
+    vs_send_request(base, hdr);
     vs_reply(reply, sizeof(reply));
     print("TESTK: vsenter %s: %s\n", what, reply);
 }
 
 /* the launch of testk's own image */
+/* After vssmp INITed the AP: on a loaded host its vCPU may not have taken the INIT yet when
+ * the host looks, so a refusal is printed and the INIT sent again, this many times. */
+static unsigned launch_init_retries;
+static void ipi(uint32_t lo);
+
 static void vs_launch(void)
 {
+    char reply[256];
+
     print("TESTK: mle 0x%x+0x%x hdr 0x%x entry 0x%x\n", (uint32_t)__mle_start,
           (uint32_t)__mle_end_off, (uint32_t)&testk_mle_hdr,
           (uint32_t)__mle_start + (uint32_t)__mle_entry_off);
-    lidt(0, 0);
-    vs_request("launch", (uint32_t)__mle_start, (uint32_t)&testk_mle_hdr);
+    for (;;) {
+        lidt(0, 0);
+        vs_send_request((uint32_t)__mle_start, (uint32_t)&testk_mle_hdr);
+        vs_reply(reply, sizeof(reply));
+        if (launch_init_retries == 0)
+            break;
+        launch_init_retries--;
+        print("TESTK: vsenter retry after INIT: %s\n", reply);
+        ipi(0x000c4500);
+        delay(100000);
+    }
+    print("TESTK: vsenter launch: %s\n", reply);
 }
 
 void post_launch_c(void)
@@ -829,6 +853,7 @@ static void vs_smp(void)
     ipi(0x000c4500);                    /* INIT: the AP waits for a SIPI */
     delay(1000);
     print("TESTK: ap in wait-for-SIPI\n");
+    launch_init_retries = 5;
 }
 
 /* 16 MiB at 16 MiB: a header, a GDT and a jump to post_launch at its start, zeros after */

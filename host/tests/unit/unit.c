@@ -233,7 +233,8 @@ static void test_json(void)
 static void test_boot(void)
 {
     struct boot b = { "/x/out/vtboot.gz", "/y/bzImage", "/z/initrd.img",
-                      "logging=serial,memory  loglvl=all", "console=ttyS0 a=\"b c\" d\\e", NULL };
+                      "logging=serial,memory  loglvl=all", "console=ttyS0 a=\"b c\" d\\e", NULL,
+                      NULL, NULL };
     struct boot_strings s;
     char err[256];
     char *w;
@@ -312,6 +313,8 @@ int main(int argc, char **argv)
     test_cpustate();
     test_gdbrsp();
     test_gdbtrack();
+    test_xenboot();
+    test_hostpage();
     printf("host unit: %d passed, %d failed\n", unit_passed, unit_failed);
     return unit_failed != 0;
 }

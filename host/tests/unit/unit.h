@@ -19,5 +19,7 @@ void test_mlehdr(void);
 void test_cpustate(void);
 void test_gdbrsp(void);
 void test_gdbtrack(void);
+void test_xenboot(void);
+void test_hostpage(void);
 
 #endif

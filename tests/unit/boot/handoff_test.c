@@ -57,7 +57,7 @@ static void prelaunch_log(void **state)
     assert_int_equal(len, 0);
 
     struct tboot_log *log = memlog_init(h.log, sizeof(h.log));
-    memlog_append(log, "vtboot: pre\n", 12);
+    memlog_append(log, sizeof(h.log), "vtboot: pre\n", 12);
     const char *t = handoff_log_text(&h, &len);
     assert_non_null(t);
     assert_int_equal(len, 12);
@@ -66,12 +66,12 @@ static void prelaunch_log(void **state)
     /* a header claiming more than the area holds, or a position past the size */
     log->max_size = (uint16_t)(sizeof(h.log) - sizeof(*log) + 1);
     assert_null(handoff_log_text(&h, &len));
-    log->max_size = 100;
-    log->curr_pos = 101;
+    log->max_size = 200;
+    log->curr_pos = 201;
     assert_null(handoff_log_text(&h, &len));
-    log->curr_pos = 100;
+    log->curr_pos = 200;
     assert_non_null(handoff_log_text(&h, &len));
-    assert_int_equal(len, 100);
+    assert_int_equal(len, 200);
 }
 
 static void cmdline_area(void **state)

@@ -25,13 +25,13 @@ static void header_layout(void **state)
     assert_int_equal(mem[60], 0);                /* zip_count */
     assert_int_equal(mem[62], 0xee);             /* the text is not cleared (buf[0] is padding) */
 
-    assert_int_equal(memlog_append(log, "vtboot: hello\n", 14), 14);
+    assert_int_equal(memlog_append(log, 0x8000, "vtboot: hello\n", 14), 14);
     assert_int_equal(get16(mem, 18), 14);
     assert_memory_equal(mem + 61, "vtboot: hello\n", 14);
-    assert_int_equal(memlog_append(log, "second", 6), 6);
+    assert_int_equal(memlog_append(log, 0x8000, "second", 6), 6);
     assert_int_equal(get16(mem, 18), 20);
     assert_memory_equal(mem + 61, "vtboot: hello\nsecond", 20);
-    assert_int_equal(memlog_append(log, "", 0), 0);
+    assert_int_equal(memlog_append(log, 0x8000, "", 0), 0);
     assert_int_equal(get16(mem, 18), 20);
     assert_int_equal(get16(mem, 16), 32706);
 }
@@ -56,21 +56,21 @@ static void full_log(void **state)
     memset(line, 'x', sizeof(line));
     unsigned pos = 0;
     while (pos + 100 <= limit) {
-        assert_int_equal(memlog_append(log, line, 100), 100);
+        assert_int_equal(memlog_append(log, 0x8000, line, 100), 100);
         pos += 100;
     }
     assert_int_equal(get16(mem, 18), pos);
     /* exactly to the limit still fits as text */
     unsigned rest = limit - pos;
-    assert_int_equal(memlog_append(log, line, rest), rest);
+    assert_int_equal(memlog_append(log, 0x8000, line, rest), rest);
     assert_int_equal(get16(mem, 18), limit);
     /* one more byte: the note */
-    assert_int_equal(memlog_append(log, "y", 1), 0);
+    assert_int_equal(memlog_append(log, 0x8000, "y", 1), 0);
     assert_int_equal(get16(mem, 18), max);
     assert_memory_equal(mem + 61 + limit, note, NOTE);
     /* and nothing after it, ever */
-    assert_int_equal(memlog_append(log, "z", 1), 0);
-    assert_int_equal(memlog_append(log, "", 0), 0);
+    assert_int_equal(memlog_append(log, 0x8000, "z", 1), 0);
+    assert_int_equal(memlog_append(log, 0x8000, "", 0), 0);
     assert_int_equal(get16(mem, 18), max);
     assert_memory_equal(mem + 61 + max - NOTE, note, NOTE);
     assert_int_equal(memcmp(mem + 61, line, 100), 0);
@@ -85,22 +85,22 @@ static void full_log_big_chunk(void **state)
     char text[200];
     for (unsigned i = 0; i < sizeof(text); i++)
         text[i] = (char)('a' + i % 26);
-    assert_int_equal(memlog_append(log, text, 20), 20);
+    assert_int_equal(memlog_append(log, 62 + 200, text, 20), 20);
     /* 130 bytes, 121 fit: they are kept, then the note */
-    assert_int_equal(memlog_append(log, text + 20, 130), limit - 20);
+    assert_int_equal(memlog_append(log, 62 + 200, text + 20, 130), limit - 20);
     assert_int_equal(get16(mem, 18), max);
     assert_memory_equal(mem + 61, text, limit);
     assert_memory_equal(mem + 61 + limit, note, NOTE);
     /* a line that would have fit after the dropped one is dropped too */
-    assert_int_equal(memlog_append(log, "ok\n", 3), 0);
+    assert_int_equal(memlog_append(log, 62 + 200, "ok\n", 3), 0);
     assert_int_equal(get16(mem, 18), max);
     assert_memory_equal(mem + 61 + limit, note, NOTE);
 
     /* the same from an empty log */
     log = memlog_init(mem, 62 + 200);
-    assert_int_equal(memlog_append(log, text, 200), limit);
+    assert_int_equal(memlog_append(log, 62 + 200, text, 200), limit);
     assert_int_equal(get16(mem, 18), max);
-    assert_int_equal(memlog_append(log, "ok\n", 3), 0);
+    assert_int_equal(memlog_append(log, 62 + 200, "ok\n", 3), 0);
     assert_int_equal(get16(mem, 18), max);
 }
 
@@ -109,11 +109,11 @@ static void move(void **state)
     (void)state;
     static uint8_t from[0x8000], to[0x8000];
     struct tboot_log *log = memlog_init(from, sizeof(from));
-    memlog_append(log, "moved text\n", 11);
+    memlog_append(log, sizeof(from), "moved text\n", 11);
     memset(to, 0x77, sizeof(to));
-    assert_null(memlog_move(log, to, 0x8000 - 1));
+    assert_null(memlog_move(log, sizeof(from), to, 0x8000 - 1));
     assert_int_equal(to[0], 0x77);
-    struct tboot_log *n = memlog_move(log, to, 0x8000);
+    struct tboot_log *n = memlog_move(log, sizeof(from), to, 0x8000);
     assert_ptr_equal(n, to);
     assert_memory_equal(to, uuid, 16);
     assert_int_equal(get16(to, 16), 32706);
@@ -121,13 +121,13 @@ static void move(void **state)
     assert_memory_equal(to + 61, "moved text\n", 11);
     assert_int_equal(to[62 + 11], 0x77);         /* only the used part (and padding) is copied */
     /* it keeps working at the new place */
-    assert_int_equal(memlog_append(n, "more", 4), 4);
+    assert_int_equal(memlog_append(n, 0x8000, "more", 4), 4);
     assert_memory_equal(to + 61, "moved text\nmore", 15);
     /* an overlapping move (into a bigger buffer starting inside) */
     static uint8_t big[0x10000];
     log = memlog_init(big, 0x8000);
-    memlog_append(log, "overlap", 7);
-    n = memlog_move(log, big + 16, 0x8000);
+    memlog_append(log, 0x8000, "overlap", 7);
+    n = memlog_move(log, 0x8000, big + 16, 0x8000);
     assert_memory_equal(big + 16, uuid, 16);
     assert_memory_equal(big + 16 + 61, "overlap", 7);
     assert_int_equal(get16(big + 16, 18), 7);
@@ -136,13 +136,68 @@ static void move(void **state)
     static uint8_t small[0x1000];
     log = memlog_init(small, sizeof(small));
     assert_int_equal(get16(small, 16), 0x1000 - 62);
-    memlog_append(log, "pre", 3);
+    memlog_append(log, sizeof(small), "pre", 3);
     memset(to, 0x77, sizeof(to));
-    n = memlog_move(log, to, 0x8000);
+    n = memlog_move(log, sizeof(small), to, 0x8000);
     assert_ptr_equal(n, to);
     assert_int_equal(get16(to, 16), 32706);
     assert_int_equal(get16(to, 18), 3);
     assert_memory_equal(to + 61, "pre", 3);
+    /* a damaged log is not moved */
+    struct tboot_log *sl = (struct tboot_log *)small;
+    sl->curr_pos = (uint16_t)(sl->max_size + 1);
+    assert_null(memlog_move(sl, sizeof(small), to, 0x8000));
+}
+
+static const char restart[] = "[vtboot: the memory log's header was changed behind vtboot's "
+                              "back; the log starts over]\n";
+
+/* Whatever the header says, text lands inside the region: every header field a writer of RAM
+ * can set is checked before each append, and a bad header formats the log again. */
+static void damaged_header(void **state)
+{
+    (void)state;
+    static uint8_t region[62 + 1000 + 64];
+    const size_t size = 62 + 1000;
+    struct {
+        const char *what;
+        unsigned off, len;
+        uint32_t value;
+    } damage[] = {
+        { "max_size past the region", 16, 2, 1001 },
+        { "max_size 0xffff", 16, 2, 0xffff },
+        { "max_size below the note", 16, 2, 10 },
+        { "curr_pos past max_size", 18, 2, 1001 },
+        { "curr_pos 0xffff", 18, 2, 0xffff },
+        { "a compressed part", 60, 1, 1 },
+        { "the UUID", 0, 1, 0 },
+    };
+    for (unsigned i = 0; i < sizeof(damage) / sizeof(damage[0]); i++) {
+        memset(region, 0xcc, sizeof(region));
+        struct tboot_log *log = memlog_init(region, size);
+        assert_true(memlog_valid(log, size));
+        memlog_append(log, size, "before\n", 7);
+        memcpy(region + damage[i].off, &damage[i].value, damage[i].len);
+        assert_false(memlog_valid(log, size));
+        assert_int_equal(memlog_append(log, size, "after\n", 6), 6);
+        assert_true(memlog_valid(log, size));
+        assert_int_equal(get16(region, 16), 1000);
+        assert_int_equal(get16(region, 18), sizeof(restart) - 1 + 6);
+        assert_memory_equal(region + 61, restart, sizeof(restart) - 1);
+        assert_memory_equal(region + 61 + sizeof(restart) - 1, "after\n", 6);
+        for (unsigned b = size; b < sizeof(region); b++)       /* nothing past the region */
+            if (region[b] != 0xcc)
+                fail_msg("%s: byte %u past the region written", damage[i].what, b - (unsigned)size);
+    }
+    /* a region too small for a log takes no text at all */
+    static uint8_t tiny[62 + 64];
+    memset(tiny, 0xcc, sizeof(tiny));
+    struct tboot_log *log = memlog_init(tiny, sizeof(tiny));
+    assert_false(memlog_valid(log, sizeof(tiny)));
+    assert_int_equal(memlog_append(log, sizeof(tiny), "x", 1), 0);
+    /* a log valid in a bigger region is not valid in a smaller one */
+    log = memlog_init(region, size);
+    assert_false(memlog_valid(log, size - 1));
 }
 
 int main(void)
@@ -153,6 +208,7 @@ int main(void)
         cmocka_unit_test(full_log),
         cmocka_unit_test(full_log_big_chunk),
         cmocka_unit_test(move),
+        cmocka_unit_test(damaged_header),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -35,14 +35,14 @@ static int setup(void **state)
     cons[0] = '\0';
     printk_set_console(console);
     printk_set_loglvl(LOG_ALL);
-    printk_set_memlog(memlog_init(logmem, sizeof(logmem)));
+    printk_set_memlog(memlog_init(logmem, sizeof(logmem)), sizeof(logmem));
     return 0;
 }
 
 static const char *logtext(void)
 {
     static char t[0x8000];
-    struct tboot_log *l = printk_memlog();
+    struct tboot_log *l = printk_memlog(NULL);
     memcpy(t, l->buf, l->curr_pos);
     t[l->curr_pos] = '\0';
     return t;
@@ -111,8 +111,8 @@ static void sinks_off(void **state)
     pr_info("only in memory\n");
     assert_int_equal(ncons, 0);
     assert_string_equal(logtext(), "vtboot: only in memory\n");
-    printk_set_memlog(NULL);
-    assert_null(printk_memlog());
+    printk_set_memlog(NULL, 0);
+    assert_null(printk_memlog(NULL));
     pr_info("nowhere\n");               /* must not crash */
     printk_set_console(console);
     pr_info("console only\n");
@@ -138,10 +138,10 @@ static void memlog_full_through_printk(void **state)
 {
     (void)state;
     static uint8_t small[62 + 200];
-    printk_set_memlog(memlog_init(small, sizeof(small)));
+    printk_set_memlog(memlog_init(small, sizeof(small)), sizeof(small));
     for (unsigned i = 0; i < 20; i++)
         pr_info("line %u\n", i);
-    struct tboot_log *l = printk_memlog();
+    struct tboot_log *l = printk_memlog(NULL);
     assert_int_equal(l->curr_pos, 200);
     assert_memory_equal(l->buf + 200 - 59,
                         "\n[vtboot: memory log full, later lines are on serial only]\n", 59);

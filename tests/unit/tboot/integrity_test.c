@@ -474,9 +474,45 @@ static void verify_changed_table(void **state)
     assert_int_equal(mac_regions_verify(key, &regs, &m, tags), 0);
 }
 
+/* The first 64 KiB are the firmware's while the machine resumes (and Linux reserves them for
+ * it): a region from 0x1000 covers only what lies above them. */
+static void low_bios_area_not_covered(void **state)
+{
+    (void)state;
+    static struct e820_map low;
+    memset(&low, 0, sizeof(low));
+    assert_int_equal(e820_append(&low, 0, 0x9fc00, E820_TYPE_RAM), 0);
+    uint8_t *w = phys_fake_add(0, 0x9fc00);
+    for (size_t b = 0; b < 0x9fc00; b++)
+        w[b] = (uint8_t)(b * 2654435761u >> 13);
+    struct mac_regions r = { 1, { { 0x1000, 0x5f000 } } };
+    assert_int_equal(mac_regions_covered(&r, &low), 0x60000 - MAC_LOW_BIOS_END);
+    mac_regions_compute(key, &r, &low, tags);
+    /* the tag is the one over the region's identity and [0x10000, 0x60000) */
+    uint8_t kin[32 + 16 + 4], ki[32], want[MAC_TAG_SIZE];
+    memcpy(kin, key, 32);
+    memcpy(kin + 32, "vtboot s3 region", 16);
+    put32(kin, 48, 0);
+    ref_hash(0x000b /* SHA-256 */, kin, sizeof(kin), ki);
+    size_t n = 12 + 0x60000 - MAC_LOW_BIOS_END;
+    uint8_t *msg = malloc(n);
+    put64(msg, 0, 0x1000);
+    put32(msg, 8, 0x5f000);
+    memcpy(msg + 12, w + MAC_LOW_BIOS_END, n - 12);
+    ref_poly1305(ki, msg, n, want);
+    free(msg);
+    assert_memory_equal(tags[0], want, MAC_TAG_SIZE);
+    w[0xfffe] ^= 0xff;                           /* SeaBIOS's AP stack */
+    w[0x1000] ^= 0xff;
+    assert_int_equal(mac_regions_verify(key, &r, &low, tags), -1);
+    w[MAC_LOW_BIOS_END] ^= 1;
+    assert_int_equal(mac_regions_verify(key, &r, &low, tags), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        T(low_bios_area_not_covered),
         T(from_shared_accepts),
         T(from_shared_refuses),
         T(tags_match_openssl),

@@ -1,0 +1,236 @@
+#!/bin/sh
+# xen/build.sh: build the Xen hypervisor with tboot support from Debian's xen source package.
+#
+#   xen/build.sh [--out DIR]
+#
+# Debian's xen-hypervisor-4.17-amd64 is built without tboot support (CONFIG_TBOOT depends on
+# CONFIG_UNSUPPORTED, which Debian leaves off). This script fetches the source package
+# xen=$XEN_DEB_VERSION with apt-get source, through a private apt configuration (its own deb-src
+# list and lists directory in the cache: the machine's sources are not touched), checks the
+# .dsc against $XEN_DSC_SHA256, unpacks it (dpkg-source: Debian's patches applied), applies
+# xen/patches/series, configures Debian's xen-kconfig plus xen/config/*.config (every fragment
+# option must survive olddefconfig) and builds the hypervisor only (make -C xen, no tools) with
+# at most 2 jobs. It installs DIR/xen-tboot.gz and DIR/xen-tboot.config.
+#
+# The tree lives in $VTBOOT_CACHE/xen-<key>/, where <key> is a sha256 over the package version,
+# the .dsc's sha256, the config fragments, the patches actually applied (names and contents, in
+# order) and this script. If xen-<key>/ exists its xen.gz is just copied. Builds run in a
+# temporary directory next to it and are renamed into place only on success. The downloaded
+# source files are kept in $VTBOOT_CACHE/xen-src/<version>/ (a later build works offline).
+# See xen/README.md.
+set -eu
+
+t_start=$(date +%s)
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(dirname "$here")
+self="$here/build.sh"
+
+out="${OUT:-$root/out}"
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --out) out="$2"; shift ;;
+        --out=*) out="${1#--out=}" ;;
+        -h|--help) sed -n '2,21p' "$self" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) echo "xen/build.sh: unknown argument: $1" >&2; exit 2 ;;
+    esac
+    shift
+done
+
+cache="${VTBOOT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/vtboot}"
+version="${XEN_DEB_VERSION:?XEN_DEB_VERSION is not set (xen/xen.mk sets it)}"
+dsc_sha="${XEN_DSC_SHA256:?XEN_DSC_SHA256 is not set (xen/xen.mk sets it)}"
+patchdir="$here/patches"
+series="$patchdir/series"
+confdir="$here/config"
+srcdir="$cache/xen-src/$version"
+dsc="$srcdir/xen_$version.dsc"
+jobs=$(nproc 2>/dev/null || echo 2)
+[ "$jobs" -le 2 ] || jobs=2          # the machines are shared: never more than 2 jobs
+
+say() { echo "xen: $*"; }
+die() { echo "xen: ERROR: $*" >&2; exit 1; }
+elapsed() { echo "$(( $(date +%s) - t_start ))s"; }
+
+patches=""
+if [ -f "$series" ]; then
+    patches=$(sed -e 's/[[:space:]]*$//' -e 's/^[[:space:]]*//' "$series" | grep -v -e '^#' -e '^$' || true)
+fi
+for p in $patches; do
+    [ -f "$patchdir/$p" ] || die "xen/patches/series lists $p, but xen/patches/$p does not exist"
+done
+fragments=$(find "$confdir" -maxdepth 1 -name '*.config' -type f | LC_ALL=C sort)
+[ -n "$fragments" ] || die "no config fragments in $confdir"
+
+sha() { sha256sum | cut -d' ' -f1; }
+manifest() {
+    echo "vtboot-xen-key v1"
+    echo "package xen $version dsc $dsc_sha"
+    for f in $fragments; do echo "config $(basename "$f") $(sha < "$f")"; done
+    echo "build.sh $(sha < "$self")"
+    for p in $patches; do echo "patch $p $(sha < "$patchdir/$p")"; done
+}
+key=$(manifest | sha)
+final="$cache/xen-$key"
+
+install_outputs() {
+    # xen-tboot.gz and its .config into $out, atomically and only when they differ (an
+    # unchanged Xen keeps its mtime, so nothing downstream is remade)
+    mkdir -p "$out"
+    for pair in "xen/xen.gz:xen-tboot.gz" "xen/.config:xen-tboot.config"; do
+        src="$final/${pair%%:*}"; dst="$out/${pair#*:}"
+        if ! cmp -s "$src" "$dst" 2>/dev/null; then
+            cp "$src" "$dst.tmp.$$" && mv -f "$dst.tmp.$$" "$dst"
+        fi
+    done
+}
+
+if [ -f "$final/xen/xen.gz" ]; then
+    install_outputs
+    say "Xen with tboot support up to date: $out/xen-tboot.gz (cached $final) [$(elapsed)]"
+    exit 0
+fi
+
+mkdir -p "$cache/.locks"
+exec 9>"$cache/.locks/xen-$key.lock"
+if ! flock -n 9; then
+    say "waiting for another build of key $key ..."
+    flock 9
+fi
+if [ -f "$final/xen/xen.gz" ]; then
+    install_outputs
+    say "Xen with tboot support up to date: $out/xen-tboot.gz (cached $final) [$(elapsed)]"
+    exit 0
+fi
+rm -rf "$cache/tmp-xen-$key".*
+[ ! -e "$final" ] || rm -rf "$final"
+
+# ---- the source package, once per version -----------------------------------------------------
+fetch_source() {
+    apt_dir="$cache/xen-src/apt"
+    mkdir -p "$apt_dir/parts" "$apt_dir/lists/partial" "$srcdir.tmp"
+    cat > "$apt_dir/parts/vtboot-debian-src.sources" <<EOF
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: bookworm
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+EOF
+    set -- -o Dir::Etc::SourceList=/dev/null -o Dir::Etc::SourceParts="$apt_dir/parts" \
+           -o Dir::State::Lists="$apt_dir/lists" -o Dir::Cache="$apt_dir/cache" \
+           -o Debug::NoLocking=1 -o APT::Sandbox::User="$(id -un)"
+    say "apt-get update (private deb-src list in $apt_dir)"
+    apt-get -q "$@" update > "$apt_dir/update.log" 2>&1 || {
+        cat "$apt_dir/update.log" >&2; die "apt-get update with the private deb-src list failed"; }
+    say "apt-get source --download-only xen=$version"
+    (cd "$srcdir.tmp" && apt-get -q "$@" source --download-only "xen=$version") \
+        > "$apt_dir/source.log" 2>&1 || {
+        cat "$apt_dir/source.log" >&2; die "apt-get source xen=$version failed"; }
+    rm -rf "$srcdir"
+    mv "$srcdir.tmp" "$srcdir"
+}
+if [ ! -f "$dsc" ]; then
+    command -v dpkg-source >/dev/null || die "dpkg-source is missing (apt-get install dpkg-dev)"
+    rm -rf "$srcdir.tmp"
+    fetch_source
+fi
+got=$(sha < "$dsc")
+[ "$got" = "$dsc_sha" ] || die "$dsc has sha256 $got, xen/xen.mk pins $dsc_sha"
+
+say "building Xen $version with tboot support, key $key"
+# shellcheck disable=SC2086 # one line
+say "patches: $(echo ${patches:-none})"
+tmp=$(mktemp -d "$cache/tmp-xen-$key.XXXXXX")
+chmod 755 "$tmp"
+keep_tmp=0
+cleanup() {
+    rc=$?
+    if [ -n "${tmp:-}" ] && [ -d "$tmp" ]; then
+        if [ "$keep_tmp" = 1 ] || [ "${VTBOOT_KEEP_FAILED:-0}" = 1 ]; then
+            echo "xen: failed build left in $tmp" >&2
+        else
+            rm -rf "$tmp"
+        fi
+    fi
+    exit $rc
+}
+exec 8>&2
+child=""
+run() { "$@" & child=$!; wait "$child"; rc=$?; child=""; return $rc; }
+on_signal() {
+    trap '' INT TERM HUP
+    if [ -n "$child" ]; then kill -TERM "$child" 2>/dev/null || true; wait "$child" 2>/dev/null || true; fi
+    echo "xen: interrupted, removing $tmp" >&8
+    exit "$1"
+}
+trap cleanup EXIT
+trap 'on_signal 130' INT
+trap 'on_signal 143' TERM
+trap 'on_signal 129' HUP
+
+t_unpack=$(date +%s)
+say "unpacking $dsc (dpkg-source: Debian's patches applied)"
+run dpkg-source -q -x "$dsc" "$tmp/src" > "$tmp/unpack.log" 2>&1 || {
+    cat "$tmp/unpack.log" >&2; die "dpkg-source -x failed"; }
+manifest > "$tmp/vtboot-key.txt"
+for p in $patches; do
+    say "applying $p"
+    patch -d "$tmp/src" -p1 --batch --forward --no-backup-if-mismatch -s < "$patchdir/$p" \
+        || die "patch $p does not apply"
+done
+say "unpacked and patched in $(( $(date +%s) - t_unpack ))s"
+
+unset MAKEFLAGS MFLAGS MAKEOVERRIDES MAKELEVEL CC LD CFLAGS 2>/dev/null || true
+# reproducible: no date, user or host in the binary; Debian's banner patch reads DEB_*
+export XEN_BUILD_DATE="Sat Jan  1 00:00:00 UTC 2000" XEN_BUILD_TIME=00:00:00
+export XEN_WHOAMI=vtboot XEN_DOMAIN=vtboot
+export DEB_VERSION="$version+vtboot" DEB_MAINTAINER="vtboot <vtboot@vtboot>"
+xmake() { make -C "$tmp/src/xen" XEN_TARGET_ARCH=x86_64 PYTHON=/usr/bin/python3 "$@"; }
+
+say "configuring: debian/xen-kconfig + $(for f in $fragments; do printf '%s ' "$(basename "$f")"; done)"
+cp "$tmp/src/debian/xen-kconfig" "$tmp/src/xen/.config"
+for f in $fragments; do
+    printf '\n# ---- vtboot fragment %s\n' "$(basename "$f")"
+    cat "$f"
+done >> "$tmp/src/xen/.config"
+xmake olddefconfig > "$tmp/olddefconfig.log" 2>&1 || {
+    cat "$tmp/olddefconfig.log" >&2; die "olddefconfig failed"; }
+bad=0
+for f in $fragments; do
+    sed -n -e 's/^\(CONFIG_[A-Za-z0-9_]*\)=\(.*\)$/\1 \2/p' \
+           -e 's/^# \(CONFIG_[A-Za-z0-9_]*\) is not set.*$/\1 n/p' "$f" |
+    while read -r opt val; do
+        got=$(sed -n -e "s/^$opt=\\(.*\\)\$/\\1/p" -e "s/^# $opt is not set\$/n/p" "$tmp/src/xen/.config" | tail -n 1)
+        [ -n "$got" ] || got=n
+        if [ "$got" != "$val" ]; then
+            echo "xen: ERROR: $opt=$val (from $(basename "$f")) did not survive olddefconfig: got $got" >&2
+            echo bad
+        fi
+    done
+done > "$tmp/config-check" 2>&1 || true
+if grep -q bad "$tmp/config-check"; then
+    grep -v '^bad$' "$tmp/config-check" >&2
+    die "config fragments not satisfied (missing dependencies?)"
+fi
+say "config check: every fragment option survived"
+
+say "make -C xen -j$jobs (hypervisor only; log: $tmp/build.log)"
+t_build=$(date +%s)
+if ! run make -C "$tmp/src/xen" XEN_TARGET_ARCH=x86_64 PYTHON=/usr/bin/python3 -j"$jobs" \
+        > "$tmp/build.log" 2>&1; then
+    tail -n 40 "$tmp/build.log" >&2
+    keep_tmp=1
+    die "Xen build failed"
+fi
+[ -f "$tmp/src/xen/xen.gz" ] || { keep_tmp=1; die "the build made no xen/xen.gz"; }
+say "compiled in $(( $(date +%s) - t_build ))s ($(grep -c '^  CC ' "$tmp/build.log" || true) files)"
+
+mv "$tmp/build.log" "$tmp/vtboot-key.txt" "$tmp/src/"
+mv -T "$tmp/src" "$final"
+rm -rf "$tmp"
+tmp=""
+install_outputs
+say "Xen with tboot support built: $out/xen-tboot.gz ($(wc -c < "$final/xen/xen.gz") bytes), tree $final"
+old=$(find "$cache" -maxdepth 1 -name 'xen-*' -type d ! -name "xen-$key" ! -name xen-src 2>/dev/null | LC_ALL=C sort)
+# shellcheck disable=SC2086 # one path per word
+[ -z "$old" ] || say "other cached Xen trees (safe to delete):$(printf '\n  %s' $old)"
+say "build wall time $(elapsed)"
