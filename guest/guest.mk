@@ -11,7 +11,7 @@ GUEST_TOOLS := $(GUEST_TOOL_OBJDIR)/vtboot-seal $(GUEST_TOOL_OBJDIR)/vtboot-drai
 	$(GUEST_TOOL_OBJDIR)/vtboot-keyscan
 GUEST_SRCS.vtboot-seal := guest/tools/vtboot-seal.c src/tpm/tpm2.c src/tpm/tpm2_seal.c \
 	src/tpm/marshal.c src/crypto/hash.c src/crypto/sha1.c src/crypto/sha256.c \
-	src/crypto/sha512.c src/lib/format.c src/lib/string.c
+	src/crypto/sha512.c src/crypto/sha2_k.c src/lib/format.c src/lib/string.c
 DEPS += libc6-dev
 
 $(GUEST_TOOL_OBJDIR)/vtboot-seal: $(GUEST_SRCS.vtboot-seal) $(wildcard src/tpm/*.h src/crypto/*.h src/lib/*.h include/abi/*.h)

@@ -52,6 +52,8 @@ fi
 
 say() { echo "kernel: $*"; }
 die() { echo "kernel: ERROR: $*" >&2; exit 1; }
+# shellcheck source=../scripts/cache-lib.sh
+. "$here/../scripts/cache-lib.sh"
 elapsed() { echo "$(( $(date +%s) - t_start ))s"; }
 
 pkgver=$(dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null) || pkgver=""
@@ -73,7 +75,6 @@ fragments=$(find "$confdir" -maxdepth 1 -name '*.config' -type f | LC_ALL=C sort
 # ---- cache keys ---------------------------------------------------------------------------------
 # The stock key covers what every tree shares; the patched key adds the patches, in order. The two
 # manifests differ only by the patch lines, so with an empty series they are the same key.
-sha() { sha256sum | cut -d' ' -f1; }
 manifest() {   # manifest [PATCHES]
     echo "vtboot-kernel-key v2"
     echo "package $pkg $pkgver"
@@ -86,21 +87,11 @@ key=$(manifest "$patches" | sha)
 final="$cache/linux-$key"
 stock_final="$cache/linux-$stock_key"
 
-install_outputs() {
-    # Copy the cached bzImage and .config to $out, atomically, and only when the content differs (so an
-    # unchanged kernel keeps its mtime and nothing downstream is remade).
-    mkdir -p "$out"
-    for pair in "arch/x86/boot/bzImage:$name" ".config:$cfgname"; do
-        src="$final/${pair%%:*}"; dst="$out/${pair#*:}"
-        if ! cmp -s "$src" "$dst" 2>/dev/null; then
-            cp "$src" "$dst.tmp.$$" && mv -f "$dst.tmp.$$" "$dst"
-        fi
-    done
-}
+outputs() { install_outputs "$final" "$out" "arch/x86/boot/bzImage:$name" ".config:$cfgname"; }
 
 # Fast path: the finished tree for this key exists.
 if [ -f "$final/arch/x86/boot/bzImage" ]; then
-    install_outputs
+    outputs
     say "$flavour kernel up to date: $out/$name (cached $final) [$(elapsed)]"
     exit 0
 fi
@@ -115,14 +106,9 @@ fi
 # ---- slow path: build -----------------------------------------------------------------------------
 mkdir -p "$cache"
 # One builder per key (e.g. `make -j out/bzImage out/bzImage-stock` with an empty series).
-mkdir -p "$cache/.locks"
-exec 9>"$cache/.locks/linux-$key.lock"
-if ! flock -n 9; then
-    say "waiting for another build of key $key ..."
-    flock 9
-fi
+cache_lock "$cache" "linux-$key"
 if [ -f "$final/arch/x86/boot/bzImage" ]; then   # built by whoever held the lock
-    install_outputs
+    outputs
     say "$flavour kernel up to date: $out/$name (cached $final) [$(elapsed)]"
     exit 0
 fi
@@ -268,7 +254,7 @@ fi
 sync -f "$tmp/arch/x86/boot/bzImage" 2>/dev/null || true
 mv -T "$tmp" "$final"
 tmp=""
-install_outputs
+outputs
 say "$flavour kernel built: $out/$name ($(wc -c < "$final/arch/x86/boot/bzImage") bytes), tree $final"
 say "setup header: $("$here/setup-header.sh" "$out/$name" | grep -v file_size | tr '\n' ' ')"
 old=$(find "$cache" -maxdepth 1 -name 'linux-*' -type d ! -name "linux-$key" ! -name "linux-$stock_key" \

@@ -10,7 +10,9 @@
 #include "abi/multiboot1.h"
 #include "abi/multiboot2.h"
 #include "boot_mb.h"
+#include "drivers/timer.h"
 #include "layout.h"
+#include "main.h"
 #include "lib/format.h"
 #include "lib/phys.h"
 #include "lib/string.h"
@@ -173,6 +175,8 @@ void boot_mb_start(const struct boot_info *bi)
     pr_info("transferring control to the multiboot kernel at 0x%08x (multiboot%u information "
             "at 0x%08x, %u bytes)\n", plan.entry, proto == BOOT_MULTIBOOT2 ? 2 : 1, sym_addr(mbi),
             mbi_size);
+    timer_log_jump("jump into the multiboot kernel");
+    boot_simd_restore();
     multiboot_enter(plan.entry,
                     proto == BOOT_MULTIBOOT2 ? MB2_BOOTLOADER_MAGIC : MB1_BOOTLOADER_MAGIC,
                     sym_addr(mbi));

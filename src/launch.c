@@ -51,10 +51,10 @@ static void print_digests(const char *what, const struct tpm_digest_list *d)
 {
     for (unsigned i = 0; i < d->count; i++) {
         char hex[2 * TPM2_MAX_DIGEST + 1];
-        unsigned n = tpm2_digest_size(d->d[i].alg);
+        unsigned n = tpm_hash_size(d->d[i].alg);
         for (unsigned b = 0; b < n; b++)
             fmt_snprintf(hex + 2 * b, 3, "%02x", d->d[i].bytes[b]);
-        pr_info("  %s %s: %s\n", what, tpm2_alg_name(d->d[i].alg), hex);
+        pr_info("  %s %s: %s\n", what, tpm_hash_name(d->d[i].alg), hex);
     }
 }
 
@@ -119,7 +119,7 @@ static bool find_tpm(void)
             i++;
         if (i == banks.count) {
             pr_err("TPM: extpol=%s but the TPM has no active %s bank\n",
-                   tpm2_alg_name(opts_extpol), tpm2_alg_name(opts_extpol));
+                   tpm_hash_name(opts_extpol), tpm_hash_name(opts_extpol));
             return false;
         }
         banks.alg[0] = opts_extpol;
@@ -128,7 +128,7 @@ static bool find_tpm(void)
     pr_info("TPM 2.0 (DID/VID 0x%08x) at locality %u, %u PCR bank(s):", tis.did_vid,
             LAUNCH_LOCALITY, banks.count);
     for (unsigned i = 0; i < banks.count; i++)
-        printk(LOG_INFO, " %s", tpm2_alg_name(banks.alg[i]));
+        printk(LOG_INFO, " %s", tpm_hash_name(banks.alg[i]));
     printk(LOG_INFO, "\n");
     return true;
 }
@@ -157,7 +157,7 @@ static void read_policy(struct launch_state *st)
         st->policy_from_nv = true;
         pr_info("policy: %u bytes from NV index 0x%08x: type %s, hash %s, control 0x%x, "
                 "%u entries\n", policy.size, TB_POLICY_NV_INDEX_TPM2,
-                tb_policy_type_name(policy.type), tpm2_alg_name(policy.hash_alg),
+                tb_policy_type_name(policy.type), tpm_hash_name(policy.hash_alg),
                 policy.control, policy.nr_entries);
         return;
     case TB_POLICY_DEFAULT:
@@ -217,13 +217,15 @@ void launch_confirm(const struct vtboot_options *opts)
     platform_set_halt_hook(cap_on_halt);
     if (!find_tpm())
         platform_halt("launched, but the TPM is not usable");
+    uint64_t t0 = timer_tsc();
     expected_pcr17(&mle_digests, &want);
+    timer_count_hashing(timer_tsc() - t0);
     if (tpm2_pcr_read(&tpm, 17, &banks, &got)) {
         pr_err("reading PCR 17: %s\n", tpm.err);
         platform_halt("the launch cannot be confirmed");
     }
     for (unsigned i = 0; i < banks.count; i++) {
-        if (memcmp(got.d[i].bytes, want.d[i].bytes, tpm2_digest_size(banks.alg[i]))) {
+        if (memcmp(got.d[i].bytes, want.d[i].bytes, tpm_hash_size(banks.alg[i]))) {
             print_digests("PCR 17 expected", &want);
             print_digests("PCR 17 found", &got);
             pr_err("PCR 17 does not hold the launch of this MLE\n");
@@ -268,28 +270,36 @@ static void verify_modules(void)
     for (unsigned i = 0; i < lm.nr_modules; i++) {
         const struct tb_policy_entry *e = tb_policy_find(&policy, i);
         char hex[2 * TPM2_MAX_DIGEST + 1];
-        for (unsigned b = 0; b < tpm2_digest_size(policy.hash_alg); b++)
+        for (unsigned b = 0; b < tpm_hash_size(policy.hash_alg); b++)
             fmt_snprintf(hex + 2 * b, 3, "%02x", lm.policy_digest[i][b]);
         switch (lm.verdict[i]) {
         case MODULE_NOT_IN_POLICY:
-            pr_err("module %u: not in the policy (%s %s)\n", i, tpm2_alg_name(policy.hash_alg), hex);
+            pr_err("module %u: not in the policy (%s %s)\n", i, tpm_hash_name(policy.hash_alg), hex);
             apply_policy(TB_ERR_MODULES_NOT_IN_POLICY);
             break;
         case MODULE_ACCEPTED_ANY:
             pr_info("module %u: accepted, policy allows any hash (%s %s)\n", i,
-                    tpm2_alg_name(policy.hash_alg), hex);
+                    tpm_hash_name(policy.hash_alg), hex);
             break;
         case MODULE_MATCHED:
             pr_info("module %u: verified, %s %s matches the policy\n", i,
-                    tpm2_alg_name(policy.hash_alg), hex);
+                    tpm_hash_name(policy.hash_alg), hex);
             break;
         case MODULE_MISMATCHED:
             pr_err("module %u: verification FAILED, %s %s is not among the policy's %u hash(es)\n",
-                   i, tpm2_alg_name(policy.hash_alg), hex, e ? e->num_hashes : 0);
+                   i, tpm_hash_name(policy.hash_alg), hex, e ? e->num_hashes : 0);
             apply_policy(TB_ERR_MODULE_VERIFICATION_FAILED);
             break;
         }
     }
+}
+
+/* A module of 16 MiB or more says how far its hashing got, a line per 10% (tboot/progress.h). */
+static void module_progress(void *arg, unsigned item, unsigned percent, uint64_t total)
+{
+    (void)arg;
+    pr_info("hashing module %u (%llu bytes, every bank): %u%%\n", item,
+            (unsigned long long)total, percent);
 }
 
 void launch_measure(const struct boot_info *bi, struct launch_state *st)
@@ -304,7 +314,12 @@ void launch_measure(const struct boot_info *bi, struct launch_state *st)
         mods[i] = (struct module_ref){ bi->modules[i].string,
                                        (const void *)(uintptr_t)bi->modules[i].start,
                                        bi->modules[i].end - bi->modules[i].start };
-    if (measure_launch(&policy, &banks, opts_pcr_map, mods, bi->nr_modules, &lm)) {
+    static const struct progress_cb progress = { module_progress, 0 };
+    uint64_t t0 = timer_tsc();
+    int rc = measure_launch_progress(&policy, &banks, opts_pcr_map, mods, bi->nr_modules, &lm,
+                                     &progress);
+    timer_count_hashing(timer_tsc() - t0);
+    if (rc) {
         pr_err("too many measurements (more than %u)\n", VL_MAX);
         apply_policy(TB_ERR_FATAL);
     }
@@ -357,7 +372,7 @@ static void cap_now(const char *why)
     cap.count = banks.count;
     for (unsigned i = 0; i < banks.count; i++) {
         cap.d[i].alg = banks.alg[i];
-        if (tpm2_get_random(&tpm, cap.d[i].bytes, tpm2_digest_size(banks.alg[i])))
+        if (tpm2_get_random(&tpm, cap.d[i].bytes, tpm_hash_size(banks.alg[i])))
             memset(cap.d[i].bytes, 0xa5, sizeof(cap.d[i].bytes));
     }
     for (unsigned i = 0; i < sizeof(pcrs); i++) {

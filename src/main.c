@@ -15,6 +15,9 @@
 #include "boot/bootinfo.h"
 #include "boot/options.h"
 #include "boot_mb.h"
+#include "crypto/cpu.h"
+#include "drivers/simd.h"
+#include "drivers/timer.h"
 #include "drivers/uart.h"
 #include "launch.h"
 #include "layout.h"
@@ -47,6 +50,32 @@ static uint8_t rsdp_copy[BOOT_RSDP_MAX] __attribute__((aligned(16)));
 static char err[192];
 
 static uint16_t console_port;
+
+static struct simd_saved simd_saved;
+static struct cpu_features simd_features;
+static bool simd_on;
+
+void boot_simd_enable(void)
+{
+    simd_enable(&simd_saved, &simd_features);
+    simd_on = true;
+}
+
+void boot_simd_log(void)
+{
+    char line[160];
+    crypto_describe(simd_on ? &simd_features : 0, line, sizeof(line));
+    pr_info("crypto: %s\n", line);
+}
+
+void boot_simd_restore(void)
+{
+    if (simd_on)
+        simd_restore(&simd_saved);
+    else
+        crypto_select_portable();
+    simd_on = false;
+}
 
 static void serial_write(const char *s, size_t len)
 {
@@ -285,6 +314,8 @@ __attribute__((noreturn)) static void start_linux(void)
     print_map("memory map for Linux", &final_map);
     pr_info("transferring control to Linux at 0x%08x (boot_params 0x%08x)\n", plan.kernel_load,
             sym_addr(&boot_params));
+    timer_log_jump("jump into Linux");
+    boot_simd_restore();
     linux_enter(plan.kernel_load, sym_addr(&boot_params));
 }
 

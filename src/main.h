@@ -34,6 +34,18 @@ const struct vtboot_options *boot_options(void);
 const char *boot_cmdline(void);              /* vtboot's own, as measured with the MLE */
 const struct e820_map *linux_e820_map(void); /* the map Linux was given */
 
+/*
+ * The SIMD state for the crypto paths (crypto/cpu.h rules 1-2, drivers/simd.h), on the CPU
+ * that hashes: boot_simd_enable at the MLE's start (boot and S3 resume) and at shutdown_entry
+ * (not on a CPU that parks), before the first hash; boot_simd_log says what was chosen, in one
+ * line ("crypto: ..."); boot_simd_restore before every jump into a kernel (portable code,
+ * vector registers zeroed, CR0/CR4/XCR0 as found). Without boot_simd_enable (the pre-launch
+ * half) the portable code runs and nothing is changed.
+ */
+void boot_simd_enable(void);
+void boot_simd_log(void);
+void boot_simd_restore(void);
+
 /* The console and log levels of `o` (serial port, memory log on or off). */
 void apply_log_options(const struct vtboot_options *o);
 

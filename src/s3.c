@@ -137,8 +137,8 @@ __attribute__((noreturn)) static void integrity_halt(const char *why)
 
 static uint16_t seal_bank(const struct tpm_banks *b)
 {
-    static const uint16_t pref[] = { TPM2_ALG_SHA256, TPM2_ALG_SHA384, TPM2_ALG_SHA512,
-                                     TPM2_ALG_SHA1 };
+    static const uint16_t pref[] = { TPM_ALG_SHA256, TPM_ALG_SHA384, TPM_ALG_SHA512,
+                                     TPM_ALG_SHA1 };
     for (unsigned p = 0; p < sizeof(pref) / sizeof(pref[0]); p++)
         for (unsigned i = 0; i < b->count; i++)
             if (b->alg[i] == pref[p])
@@ -156,7 +156,7 @@ static unsigned launch_pcr_values(struct tpm2 *t, uint16_t alg, uint8_t *values)
 {
     struct tpm_banks bank = { 1, { alg } };
     struct tpm_digest_list pcr;
-    unsigned n = tpm2_digest_size(alg);
+    unsigned n = tpm_hash_size(alg);
 
     for (unsigned i = 0; i < 2; i++) {
         if (tpm2_pcr_read(t, seal_pcrs[i], &bank, &pcr))
@@ -164,6 +164,15 @@ static unsigned launch_pcr_values(struct tpm2 *t, uint16_t alg, uint8_t *values)
         memcpy(values + i * n, pcr.d[0].bytes, n);
     }
     return 2 * n;
+}
+
+/* A MAC pass over 16 MiB or more of RAM says how far it got, a line per 10%
+ * (tboot/progress.h); arg: "MACing" or "verifying". */
+static void mac_progress(void *arg, unsigned item, unsigned percent, uint64_t total)
+{
+    (void)item;
+    pr_info("S3: %s %llu bytes of RAM: %u%%\n", (const char *)arg, (unsigned long long)total,
+            percent);
 }
 
 /*
@@ -202,8 +211,11 @@ static void seal_for_resume(struct s3_state *s)
 
     if (tpm2_get_random(t, secrets.mac_key, sizeof(secrets.mac_key)))
         integrity_halt(t->err);
-    uint64_t t0 = timer_now_us();
-    mac_regions_compute(secrets.mac_key, &s->regions, &s->linux_map, s->tags);
+    static const struct progress_cb progress = { mac_progress, (void *)"MACing" };
+    uint64_t t0 = timer_now_us(), tsc0 = timer_tsc();
+    mac_regions_compute_progress(secrets.mac_key, &s->regions, &s->linux_map, s->tags,
+                                 &progress);
+    timer_count_hashing(timer_tsc() - tsc0);
     pr_info("S3: MACed %u regions, %llu bytes of RAM, in %llu ms\n", s->regions.n,
             (unsigned long long)mac_regions_covered(&s->regions, &s->linux_map),
             (unsigned long long)((timer_now_us() - t0) / 1000));
@@ -222,7 +234,7 @@ static void seal_for_resume(struct s3_state *s)
     memzero_explicit(&secrets, sizeof(secrets));
     memzero_explicit(shared()->s3_key, sizeof(shared()->s3_key));
     pr_info("S3: key sealed to PCR 17 and 18 (%s) as launched, for the resume after TPM "
-            "restart %u\n", tpm2_alg_name(s->seal_bank), s->restart_count);
+            "restart %u\n", tpm_hash_name(s->seal_bank), s->restart_count);
     launch_cap_pcrs("entering S3");
     launch_tpm_acquire();
     if (tpm2_shutdown(t, TPM2_SU_STATE))
@@ -295,6 +307,7 @@ void s3_suspend(void)
     *vector = LOWMEM_BASE;
     pr_info("S3: waking vector 0x%x; sleeping (PM1a_CNT 0x%04x)\n", LOWMEM_BASE,
             si->pm1a_cnt_val);
+    timer_log_jump("S3 sleep");
     acpi_pm1_sleep_kernel(si);
     platform_halt("S3 did not happen");
 }
@@ -422,8 +435,11 @@ void s3_resume(void)
         integrity_halt(why);
     }
 
-    uint64_t t0 = timer_now_us();
-    bad = mac_regions_verify(secrets.mac_key, &s->regions, &s->linux_map, s->tags);
+    static const struct progress_cb progress = { mac_progress, (void *)"verifying" };
+    uint64_t t0 = timer_now_us(), tsc0 = timer_tsc();
+    bad = mac_regions_verify_progress(secrets.mac_key, &s->regions, &s->linux_map, s->tags,
+                                      &progress);
+    timer_count_hashing(timer_tsc() - tsc0);
     if (bad >= 0) {
         fmt_snprintf(why, sizeof(why), "memory integrity FAILED: MAC region %d (0x%llx+0x%x) "
                      "changed while suspended", bad,
@@ -441,5 +457,7 @@ void s3_resume(void)
     /* the way back to real mode runs from the low page: the measured copy, not what was there */
     lowmem_install();
     pr_info("S3: resuming Linux at 0x%llx\n", (unsigned long long)s->kernel_resume_vector);
+    timer_log_jump("jump into Linux's S3 resume vector");
+    boot_simd_restore();
     real_mode_jump((uint32_t)s->kernel_resume_vector);
 }

@@ -11,10 +11,12 @@
 #include "arch/x86/io.h"
 #include "arch/x86/segments.h"
 #include "drivers/acpi_pm.h"
+#include "drivers/timer.h"
 #include "launch.h"
 #include "layout.h"
 #include "lib/string.h"
 #include "log/printk.h"
+#include "main.h"
 #include "platform.h"
 #include "s3.h"
 #include "shutdown.h"
@@ -94,9 +96,17 @@ void shutdown_handler(uint32_t apic_id)
         platform_halt("shared page corrupted");
     }
     uint32_t type = sp->shutdown_type;
+    /* A parking CPU never hashes (and never enables SIMD: crypto/cpu.h rule 1); it goes back
+     * to Linux only through INIT-SIPI-SIPI, with a fresh state. */
     if (type == TB_SHUTDOWN_WFS)
         park_cpu(sp, apic_id);
+    /* This CPU caps (and for S3 MACs and seals): its SIMD state before the first hash. Nothing
+     * below returns into the running kernel (rule 3): the machine ends, or sleeps and resumes
+     * through a new launch, after Linux saved its FPU state. */
+    timer_mark_entry();
+    boot_simd_enable();
     pr_info("shutdown_entry: %s (type %u) on CPU %u\n", shutdown_type_name(type), type, apic_id);
+    boot_simd_log();
     switch (type) {
     case TB_SHUTDOWN_REBOOT:
         end_of_launch("reboot");

@@ -8,6 +8,7 @@
 #   make unit-test        build and run them all; one summary line when green
 #   make unit-test-build  only build
 #   UNIT_VERBOSE=1        print every test's output, not only the failing ones'
+#   UNIT_NO_SKIP=1        a skipped test (a missing tool) fails the run; `make test` sets it
 #
 # A test that needs more libraries sets UNIT_LDLIBS.<dir>/<name>_test (e.g.
 # UNIT_LDLIBS.crypto/openssl_compare_test := -lcrypto) in its own fragment.
@@ -24,6 +25,7 @@ UNIT_LDLIBS.tboot/measure_test := -lcrypto
 UNIT_LDLIBS.tpm/tpm2_seal_test := -lcrypto
 UNIT_LDLIBS.tpm/seal_swtpm_test := -lcrypto
 UNIT_LDLIBS.tboot/integrity_test := -lcrypto
+UNIT_LDLIBS.tboot/progress_test := -lcrypto
 
 UNIT_CC      ?= cc
 UNIT_CFLAGS  := -std=gnu11 -O1 -g -Wall -Wextra -Werror -fsanitize=address,undefined \
@@ -42,7 +44,7 @@ DEPS         += qemu-user
 UNIT_M32     := $(UNIT_OBJDIR)/crypto/m32_selfcheck
 UNIT_BINS    += $(UNIT_M32)
 # Where tests find files they read (the real-image test uses $(OUT)/bzImage if it exists).
-UNIT_ENV     := VTBOOT_OUT=$(OUT) ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
+UNIT_ENV     := VTBOOT_OUT=$(OUT) UNIT_NO_SKIP=$(UNIT_NO_SKIP) ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
                 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
 .PHONY: unit-test unit-test-build

@@ -49,6 +49,8 @@ jobs=$(nproc 2>/dev/null || echo 2)
 
 say() { echo "xen: $*"; }
 die() { echo "xen: ERROR: $*" >&2; exit 1; }
+# shellcheck source=../scripts/cache-lib.sh
+. "$here/../scripts/cache-lib.sh"
 elapsed() { echo "$(( $(date +%s) - t_start ))s"; }
 
 patches=""
@@ -61,7 +63,6 @@ done
 fragments=$(find "$confdir" -maxdepth 1 -name '*.config' -type f | LC_ALL=C sort)
 [ -n "$fragments" ] || die "no config fragments in $confdir"
 
-sha() { sha256sum | cut -d' ' -f1; }
 manifest() {
     echo "vtboot-xen-key v1"
     echo "package xen $version dsc $dsc_sha"
@@ -72,32 +73,17 @@ manifest() {
 key=$(manifest | sha)
 final="$cache/xen-$key"
 
-install_outputs() {
-    # xen-tboot.gz and its .config into $out, atomically and only when they differ (an
-    # unchanged Xen keeps its mtime, so nothing downstream is remade)
-    mkdir -p "$out"
-    for pair in "xen/xen.gz:xen-tboot.gz" "xen/.config:xen-tboot.config"; do
-        src="$final/${pair%%:*}"; dst="$out/${pair#*:}"
-        if ! cmp -s "$src" "$dst" 2>/dev/null; then
-            cp "$src" "$dst.tmp.$$" && mv -f "$dst.tmp.$$" "$dst"
-        fi
-    done
-}
+outputs() { install_outputs "$final" "$out" "xen/xen.gz:xen-tboot.gz" "xen/.config:xen-tboot.config"; }
 
 if [ -f "$final/xen/xen.gz" ]; then
-    install_outputs
+    outputs
     say "Xen with tboot support up to date: $out/xen-tboot.gz (cached $final) [$(elapsed)]"
     exit 0
 fi
 
-mkdir -p "$cache/.locks"
-exec 9>"$cache/.locks/xen-$key.lock"
-if ! flock -n 9; then
-    say "waiting for another build of key $key ..."
-    flock 9
-fi
+cache_lock "$cache" "xen-$key"
 if [ -f "$final/xen/xen.gz" ]; then
-    install_outputs
+    outputs
     say "Xen with tboot support up to date: $out/xen-tboot.gz (cached $final) [$(elapsed)]"
     exit 0
 fi
@@ -228,7 +214,7 @@ mv "$tmp/build.log" "$tmp/vtboot-key.txt" "$tmp/src/"
 mv -T "$tmp/src" "$final"
 rm -rf "$tmp"
 tmp=""
-install_outputs
+outputs
 say "Xen with tboot support built: $out/xen-tboot.gz ($(wc -c < "$final/xen/xen.gz") bytes), tree $final"
 old=$(find "$cache" -maxdepth 1 -name 'xen-*' -type d ! -name "xen-$key" ! -name xen-src 2>/dev/null | LC_ALL=C sort)
 # shellcheck disable=SC2086 # one path per word

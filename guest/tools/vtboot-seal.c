@@ -61,7 +61,7 @@ static int unhex(const char *s, uint8_t *out, size_t cap)
 
 static int seal(struct tpm2 *t)
 {
-    struct tpm_banks bank = { 1, { TPM2_ALG_SHA256 } };
+    struct tpm_banks bank = { 1, { TPM_ALG_SHA256 } };
     struct tpm_digest_list d;
     uint8_t values[64], policy[TPM2_POLICY_DIGEST_SIZE], secret[32], digest[32];
     struct tpm2_sealed s;
@@ -72,7 +72,7 @@ static int seal(struct tpm2 *t)
             return fprintf(stderr, "%s\n", t->err), 1;
         memcpy(values + 32 * i, d.d[0].bytes, 32);
     }
-    tpm2_policy_pcr_digest(TPM2_ALG_SHA256, pcrs, 2, values, policy);
+    tpm2_policy_pcr_digest(TPM_ALG_SHA256, pcrs, 2, values, policy);
     if (tpm2_get_random(t, secret, sizeof(secret)) || tpm2_create_storage_primary(t, &primary) ||
         tpm2_seal(t, primary, policy, secret, sizeof(secret), &s))
         return fprintf(stderr, "%s\n", t->err), 1;
@@ -121,7 +121,7 @@ static int unseal(struct tpm2 *t, const char *arg)
     if (!rc)
         rc = tpm2_start_policy_session(t, &session);
     if (!rc)
-        rc = tpm2_policy_pcr(t, session, TPM2_ALG_SHA256, pcrs, 2);
+        rc = tpm2_policy_pcr(t, session, TPM_ALG_SHA256, pcrs, 2);
     if (!rc)
         rc = tpm2_unseal(t, item, session, secret, sizeof(secret), &len);
     if (rc) {

@@ -192,22 +192,6 @@ out:
     return rc;
 }
 
-static void show_file(const char *path, const char *prefix)
-{
-    size_t len;
-    uint8_t *txt = file_read_all(path, &len, 1 << 20);
-
-    for (size_t i = 0; txt && i < len;) {
-        size_t e = i;
-
-        while (e < len && txt[e] != '\n')
-            e++;
-        fprintf(stderr, "%s%.*s\n", prefix, (int)(e - i), (char *)txt + i);
-        i = e + 1;
-    }
-    free(txt);
-}
-
 /* runs argv with stdout and stderr into out; 0 (exit 0), 1 (another exit), -1, 128+signal */
 static int run_tool(char *const argv[], const char *out)
 {
@@ -269,11 +253,11 @@ int attestrun_enroll(struct attest_run *a, const char *statedir, const char *wor
     rc = run_tool(argv.v, out);
     if (rc == 1) {
         log_err("--attest: enrolling the TPM failed:");
-        show_file(out, "  ");
+        show_file(out, "  ", 0);
         rc = -1;
     } else if (rc == 0) {
         if (log_verbose)
-            show_file(out, "vtboot-qemu: attest: ");
+            show_file(out, "vtboot-qemu: attest: ", 0);
         log_msg("attest: AK enrolled in %.2f s (record in %s)", (double)(now_ms() - t0) / 1000,
                 rec);
     }
@@ -487,7 +471,7 @@ void attestrun_verify(struct attest_run *a, const struct boot *booted, enum load
         snprintf(a->summary, sizeof(a->summary), "vtboot-attest verify did not run");
         goto out;
     }
-    show_file(out, "vtboot-qemu: attest: ");
+    show_file(out, "vtboot-qemu: attest: ", 0);
     a->result = rc;
     if (rc == 0)
         snprintf(a->summary, sizeof(a->summary), "every check passed (%.2f s)",

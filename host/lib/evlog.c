@@ -3,36 +3,10 @@
 #include "util.h"
 
 #include "abi/tcg_eventlog.h"
+#include "abi/tpm_hash.h"
 
 #include <openssl/evp.h>
 #include <string.h>
-
-#define ALG_SHA1 0x0004u
-#define ALG_SHA256 0x000bu
-#define ALG_SHA384 0x000cu
-#define ALG_SHA512 0x000du
-
-const char *evlog_alg_name(uint16_t alg)
-{
-    switch (alg) {
-    case ALG_SHA1: return "sha1";
-    case ALG_SHA256: return "sha256";
-    case ALG_SHA384: return "sha384";
-    case ALG_SHA512: return "sha512";
-    default: return NULL;
-    }
-}
-
-unsigned evlog_alg_size(uint16_t alg)
-{
-    switch (alg) {
-    case ALG_SHA1: return 20;
-    case ALG_SHA256: return 32;
-    case ALG_SHA384: return 48;
-    case ALG_SHA512: return 64;
-    default: return 0;
-    }
-}
 
 static uint32_t le32(const uint8_t *p)
 {
@@ -88,9 +62,9 @@ int evlog_parse(const uint8_t *buf, size_t len, struct evlog *log, char *err, si
         if (log->size[i] == 0 || log->size[i] > EVLOG_MAX_DIGEST)
             return errorf(err, errsz, "algorithm 0x%04x has a digest size of %u bytes",
                           log->alg[i], log->size[i]);
-        if (evlog_alg_size(log->alg[i]) && evlog_alg_size(log->alg[i]) != log->size[i])
+        if (tpm_hash_size(log->alg[i]) && tpm_hash_size(log->alg[i]) != log->size[i])
             return errorf(err, errsz, "%s digests are %u bytes, not %u",
-                          evlog_alg_name(log->alg[i]), evlog_alg_size(log->alg[i]),
+                          tpm_hash_name(log->alg[i]), tpm_hash_size(log->alg[i]),
                           log->size[i]);
         for (unsigned j = 0; j < i; j++)
             if (log->alg[j] == log->alg[i])
@@ -162,9 +136,9 @@ int evlog_replay(const struct evlog *log, uint16_t alg, unsigned pcr, uint8_t *o
                  bool *launched)
 {
     int k = evlog_alg_index(log, alg);
-    const char *name = evlog_alg_name(alg);
+    const char *name = tpm_hash_name(alg);
     const EVP_MD *md = name ? EVP_get_digestbyname(name) : NULL;
-    unsigned n = evlog_alg_size(alg);
+    unsigned n = tpm_hash_size(alg);
     EVP_MD_CTX *ctx;
     int rc = 0;
 

@@ -57,9 +57,4 @@ int evlog_alg_index(const struct evlog *log, uint16_t alg);
 int evlog_replay(const struct evlog *log, uint16_t alg, unsigned pcr, uint8_t *out,
                  bool *launched);
 
-/* The OpenSSL digest name of a TPM hash algorithm (sha1, sha256, sha384, sha512), or NULL. */
-const char *evlog_alg_name(uint16_t alg);
-/* Its digest size, or 0. */
-unsigned evlog_alg_size(uint16_t alg);
-
 #endif

@@ -112,19 +112,6 @@ static int copy_file(const char *src, const char *dst)
     return rc;
 }
 
-static void show_log(const char *path)
-{
-    size_t len;
-    uint8_t *txt = file_read_all(path, &len, 1 << 20);
-
-    if (txt) {
-        size_t start = len > 4000 ? len - 4000 : 0;
-
-        fprintf(stderr, "%.*s", (int)(len - start), (char *)txt + start);
-        free(txt);
-    }
-}
-
 int iso_make(const char *iso_out, const struct boot *b, bool mb1, const char *workdir,
              const char *cfg_out)
 {
@@ -188,7 +175,7 @@ int iso_make(const char *iso_out, const struct boot *b, bool mb1, const char *wo
     }
     if (!WIFEXITED(p.status) || WEXITSTATUS(p.status) != 0) {
         log_err("grub-mkrescue failed (%s); its output:", proc_status_str(&p));
-        show_log(logpath);
+        show_file(logpath, "", 4000);
         unlink(tmp);
         goto out;
     }

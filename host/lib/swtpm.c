@@ -66,21 +66,6 @@ bool swtpm_state_exists(const char *statedir)
     return yes;
 }
 
-static void show_file(const char *path)
-{
-    size_t len;
-    uint8_t *txt = file_read_all(path, &len, 1 << 20);
-
-    if (txt) {
-        size_t start = len > 4000 ? len - 4000 : 0;
-
-        fprintf(stderr, "%.*s", (int)(len - start), (char *)txt + start);
-        if (len && txt[len - 1] != '\n')
-            fputc('\n', stderr);
-        free(txt);
-    }
-}
-
 int swtpm_setup_state(const char *statedir, const char *banks, const char *workdir)
 {
     return swtpm_setup_state_ek(statedir, banks, workdir, NULL);
@@ -134,12 +119,12 @@ int swtpm_setup_state_ek(const char *statedir, const char *banks, const char *wo
         rc = 128 + sig_terminating();
     } else if (w == 1) {
         log_err("swtpm_setup did not finish in %d s:", SWTPM_SETUP_TIMEOUT_MS / 1000);
-        show_file(logpath);
+        show_file(logpath, "", 4000);
     } else if (!WIFEXITED(p.status) || WEXITSTATUS(p.status) != 0 ||
                !swtpm_state_exists(statedir)) {
         log_err("swtpm_setup --pcr-banks %s%s failed (%s):", banks,
                 config ? " --create-ek-cert" : "", proc_status_str(&p));
-        show_file(logpath);
+        show_file(logpath, "", 4000);
     } else {
         log_dbg("swtpm_setup (PCR banks %s%s) took %d ms", strcmp(banks, "-") ? banks : "- (all)",
                 config ? ", EK certificates" : "", (int)(now_ms() - t0));

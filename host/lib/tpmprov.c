@@ -26,26 +26,6 @@ struct prov {
     struct proc swtpm;
 };
 
-static void show_file(const char *path, const char *indent)
-{
-    size_t len;
-    uint8_t *txt = file_read_all(path, &len, 1 << 20);
-    size_t start, i;
-
-    if (!txt)
-        return;
-    start = len > 4000 ? len - 4000 : 0;
-    for (i = start; i < len;) {
-        size_t e = i;
-
-        while (e < len && txt[e] != '\n')
-            e++;
-        fprintf(stderr, "%s%.*s\n", indent, (int)(e - i), (char *)txt + i);
-        i = e + 1;
-    }
-    free(txt);
-}
-
 /* the command as a shell would take it, for messages */
 static char *cmd_str(char *const argv[])
 {
@@ -79,7 +59,7 @@ static int tool(struct prov *pv, struct strv *a)
     }
     if (proc_poll(&pv->swtpm)) {
         log_err("the provisioning swtpm ended (%s):", proc_status_str(&pv->swtpm));
-        show_file(pv->swtpm_log, "  ");
+        show_file(pv->swtpm_log, "  ", 4000);
         goto out;
     }
     if (proc_spawn(&p, a->v[0], a->v, &o) != 0)
@@ -96,7 +76,7 @@ static int tool(struct prov *pv, struct strv *a)
 
         log_err("%s failed (%s): %s", a->v[0], proc_status_str(&p), c);
         free(c);
-        show_file(pv->err, "  ");
+        show_file(pv->err, "  ", 4000);
     } else {
         log_dbg("%s: %d ms", a->v[0], (int)(now_ms() - t0));
         rc = 0;
@@ -212,7 +192,7 @@ int tpmprov_nv_write(const char *statedir, const char *workdir, uint32_t index, 
     proc_stop(&pv.swtpm, SWTPM_STOP_MS);
     if (!WIFEXITED(pv.swtpm.status) || WEXITSTATUS(pv.swtpm.status) != 0) {
         log_err("the provisioning swtpm ended badly (%s):", proc_status_str(&pv.swtpm));
-        show_file(pv.swtpm_log, "  ");
+        show_file(pv.swtpm_log, "  ", 4000);
         rc = -1;
         goto out;
     }

@@ -9,28 +9,6 @@
 #include <string.h>
 #include <tss2/tss2_mu.h>
 
-const char *tpm_hash_name(uint16_t alg)
-{
-    switch (alg) {
-    case TPM2_ALG_SHA1: return "sha1";
-    case TPM2_ALG_SHA256: return "sha256";
-    case TPM2_ALG_SHA384: return "sha384";
-    case TPM2_ALG_SHA512: return "sha512";
-    default: return NULL;
-    }
-}
-
-unsigned tpm_hash_size(uint16_t alg)
-{
-    switch (alg) {
-    case TPM2_ALG_SHA1: return 20;
-    case TPM2_ALG_SHA256: return 32;
-    case TPM2_ALG_SHA384: return 48;
-    case TPM2_ALG_SHA512: return 64;
-    default: return 0;
-    }
-}
-
 int pcrsel_check(const TPML_PCR_SELECTION *s, char *err, size_t errsz)
 {
     if (s->count > TPM2_NUM_PCR_BANKS)
@@ -143,25 +121,20 @@ void pcrsel_make(TPML_PCR_SELECTION *s, const uint16_t *algs, unsigned nalgs, ui
 
 int pcrsel_parse_banks(const char *text, uint16_t *algs, unsigned *n, char *err, size_t errsz)
 {
-    static const uint16_t known[] = { TPM2_ALG_SHA1, TPM2_ALG_SHA256, TPM2_ALG_SHA384,
-                                      TPM2_ALG_SHA512 };
     const char *p = text;
 
     *n = 0;
     for (;;) {
         size_t len = strcspn(p, ",");
-        unsigned k;
+        const struct tpm_hash_alg *a = tpm_hash_by_name(p, len);
 
-        for (k = 0; k < 4; k++)
-            if (strlen(tpm_hash_name(known[k])) == len && !strncmp(p, tpm_hash_name(known[k]), len))
-                break;
-        if (k == 4)
+        if (!a)
             return errorf(err, errsz, "'%s': expected a comma list of sha1, sha256, sha384, "
                           "sha512", text);
         for (unsigned j = 0; j < *n; j++)
-            if (algs[j] == known[k])
-                return errorf(err, errsz, "'%s': %s named twice", text, tpm_hash_name(known[k]));
-        algs[(*n)++] = known[k];
+            if (algs[j] == a->id)
+                return errorf(err, errsz, "'%s': %s named twice", text, a->name);
+        algs[(*n)++] = a->id;
         if (!p[len])
             return 0;
         p += len + 1;

@@ -16,6 +16,8 @@
 #include <openssl/evp.h>
 #include <tss2/tss2_tpm2_types.h>
 
+#include "abi/tpm_hash.h"
+
 #define PCRSEL_MAX_PCR 23               /* a PC Client TPM has PCRs 0-23 */
 
 /* A TPML_PCR_SELECTION's rules: at most 16 banks, each a known hash (SHA-1/256/384/512)
@@ -56,9 +58,5 @@ int sig_verify(EVP_PKEY *pkey, const TPMT_SIGNATURE *sig, const uint8_t *msg, si
                char *err, size_t errsz);
 /* H_alg of the concatenated PCR values (what the TPM puts in a quote's pcrDigest). */
 int pcr_digest(uint16_t alg, const uint8_t *values, size_t len, uint8_t *out, size_t *outlen);
-
-/* Names: "sha256" for TPM2_ALG_SHA256 (NULL if not a known hash), "RSASSA" ... */
-const char *tpm_hash_name(uint16_t alg);
-unsigned tpm_hash_size(uint16_t alg);
 
 #endif

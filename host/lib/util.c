@@ -326,3 +326,19 @@ int errorf(char *err, size_t errsz, const char *fmt, ...)
     va_end(ap);
     return -1;
 }
+
+void show_file(const char *path, const char *prefix, size_t tail)
+{
+    size_t len;
+    uint8_t *txt = file_read_all(path, &len, 1 << 20);
+
+    for (size_t i = txt && tail && len > tail ? len - tail : 0; txt && i < len;) {
+        size_t e = i;
+
+        while (e < len && txt[e] != '\n')
+            e++;
+        fprintf(stderr, "%s%.*s\n", prefix, (int)(e - i), (char *)txt + i);
+        i = e + 1;
+    }
+    free(txt);
+}

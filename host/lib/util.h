@@ -42,6 +42,9 @@ int fd_set_cloexec(int fd, bool on);
 
 /* Hex encoding of len bytes into out (2*len+1 bytes). */
 void hex_encode(const uint8_t *in, size_t len, char *out);
+/* Copies the last `tail` bytes of a file (all of it: 0) to stderr, each line after `prefix`;
+ * nothing if it cannot be read. For the output of a tool that failed. */
+void show_file(const char *path, const char *prefix, size_t tail);
 /* The value of a hex digit (either case), or -1. */
 int hex_digit(int c);
 /* Formats a reason into err (vsnprintf) and returns -1: `return errorf(err, n, "...", ...);` */

@@ -48,11 +48,13 @@ host-unit: $(HOST_UNIT) $(HOST_UNIT_TPMFAULT) $(HOST_UNIT_ATTEST)
 host-test: host-unit $(BIN)/vtboot-qemu $(HOST_TESTK)
 	host/tests/run-tests.sh $(BIN)/vtboot-qemu $(HOST_TESTK)
 
-# libFuzzer targets for the launcher's parsers (clang, ASan, UBSan; not part of `make test`):
+# libFuzzer targets for the launcher's parsers of outside input (clang, ASan, UBSan): what the
+# guest, QEMU, swtpm or a file hands the host tools. `make fuzz` and `make fuzz-smoke` run them
+# with the pre-kernel's (as host/<name>, tests/fuzz.mk); `make host-fuzz` runs only these:
 #   make host-fuzz                 each target for HOST_FUZZ_SECONDS (60)
 #   make host-fuzz HOST_FUZZ_SECONDS=10 HOST_FUZZ_TARGETS=cpustate
-# host/tests/fuzz/<t>_fuzz.c -> $(OUT)/host/tests/fuzz/<t>_fuzz; seeds in host/tests/fuzz/corpus/<t>/
-# (cpustate: host/tests/unit/data/), the growing corpus and crashes in $(OUT)/host/tests/fuzz/.
+# host/tests/fuzz/<t>_fuzz.c -> $(OUT)/host/tests/fuzz/<t>_fuzz; seeds and regress-* inputs in
+# host/tests/fuzz/corpus/<t>/; the growing corpus, logs and crashes in $(OUT)/tests/fuzz/.
 HOST_FUZZ_CC      ?= clang
 HOST_FUZZ_SECONDS ?= 60
 HOST_FUZZ_DIR     := $(OUT)/host/tests/fuzz
@@ -60,32 +62,26 @@ HOST_FUZZ_ALL     := $(patsubst host/tests/fuzz/%_fuzz.c,%,$(wildcard host/tests
 HOST_FUZZ_TARGETS ?= $(HOST_FUZZ_ALL)
 HOST_FUZZ_CFLAGS  := -std=gnu11 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer -Wall -Wextra \
                      -Werror -Ihost/lib -Iinclude -fsanitize=address,undefined \
-                     -fno-sanitize-recover=all
+                     -fno-sanitize-recover=all -MMD -MP
 HOST_FUZZ_LIBSRC  := $(addprefix host/lib/,cpustate.c mlehdr.c vsenter.c gdbrsp.c gdbmux.c ev.c \
-                     log.c sig.c sock.c util.c evidence.c evlog.c tpmquote.c vtbext.c)
-HOST_FUZZ_LDLIBS  := -ltss2-mu -lcrypto
+                     log.c sig.c sock.c util.c evidence.c evlog.c tpmquote.c vtbext.c hostpage.c \
+                     tpmfault.c tpmctrl.c json.c qmp.c mle.c)
+HOST_FUZZ_LDLIBS  := -ltss2-mu -lcrypto -lz
 HOST_FUZZ_LIBOBJ  := $(patsubst host/%.c,$(HOST_FUZZ_DIR)/obj/%.o,$(HOST_FUZZ_LIBSRC))
 
 $(HOST_FUZZ_DIR)/obj/%.o: host/%.c
 	@mkdir -p $(@D)
-	$(HOST_FUZZ_CC) $(HOST_FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+	@$(HOST_FUZZ_CC) $(HOST_FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 
 $(HOST_FUZZ_DIR)/%_fuzz: host/tests/fuzz/%_fuzz.c $(HOST_FUZZ_LIBOBJ)
 	@mkdir -p $(@D)
-	$(HOST_FUZZ_CC) $(HOST_FUZZ_CFLAGS) -fsanitize=fuzzer $^ -o $@ $(HOST_FUZZ_LDLIBS)
+	@$(HOST_FUZZ_CC) $(HOST_FUZZ_CFLAGS) -MF $@.d -fsanitize=fuzzer $(filter %.c %.o,$^) -o $@ $(HOST_FUZZ_LDLIBS)
+
+-include $(HOST_FUZZ_LIBOBJ:.o=.d) $(patsubst %,$(HOST_FUZZ_DIR)/%_fuzz.d,$(HOST_FUZZ_ALL))
 
 .PHONY: host-fuzz host-fuzz-build
 host-fuzz-build: $(patsubst %,$(HOST_FUZZ_DIR)/%_fuzz,$(HOST_FUZZ_ALL))
 
 host-fuzz: $(patsubst %,$(HOST_FUZZ_DIR)/%_fuzz,$(HOST_FUZZ_TARGETS))
-	@set -e; for t in $(HOST_FUZZ_TARGETS); do \
-	    seeds=host/tests/fuzz/corpus/$$t; [ $$t = cpustate ] && seeds=host/tests/unit/data; \
-	    mkdir -p $(HOST_FUZZ_DIR)/corpus/$$t $(HOST_FUZZ_DIR)/artifacts; \
-	    echo "host-fuzz: $$t for $(HOST_FUZZ_SECONDS) s"; \
-	    rc=0; $(HOST_FUZZ_DIR)/$${t}_fuzz -max_total_time=$(HOST_FUZZ_SECONDS) \
-	        -print_final_stats=1 -artifact_prefix=$(HOST_FUZZ_DIR)/artifacts/$$t- \
-	        $(HOST_FUZZ_DIR)/corpus/$$t $$seeds > $(HOST_FUZZ_DIR)/$$t.log 2>&1 || rc=$$?; \
-	    grep -E '^(#[0-9]+ +DONE|stat::number_of_executed_units|==[0-9]+==ERROR|SUMMARY)' \
-	        $(HOST_FUZZ_DIR)/$$t.log || true; \
-	    [ $$rc = 0 ] || { echo "host-fuzz: $$t failed, see $(HOST_FUZZ_DIR)/$$t.log"; exit 1; }; \
-	done
+	@HOST_FUZZ_DIR=$(HOST_FUZZ_DIR) tests/fuzz/run.sh $(HOST_FUZZ_SECONDS) 1 $(OUT)/tests/fuzz \
+	    $(addprefix host/,$(HOST_FUZZ_TARGETS))

@@ -3,6 +3,8 @@
 #include "log.h"
 #include "util.h"
 
+#include "abi/tpm_hash.h"
+
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -131,8 +133,7 @@ enum {
 /* "all" -> "-" (swtpm_setup: keep every bank); else a comma list of known banks, each once */
 static int parse_banks(const char *s, const char **out)
 {
-    static const char *const known[] = { "sha1", "sha256", "sha384", "sha512" };
-    bool seen[4] = { false, false, false, false };
+    bool seen[TPM_HASH_ALG_COUNT] = { false };
     const char *p = s;
 
     if (!strcmp(s, "all")) {
@@ -141,12 +142,10 @@ static int parse_banks(const char *s, const char **out)
     }
     for (;;) {
         size_t n = strcspn(p, ",");
-        size_t k;
+        const struct tpm_hash_alg *a = tpm_hash_by_name(p, n);
+        size_t k = a ? (size_t)(a - tpm_hash_algs) : 0;
 
-        for (k = 0; k < 4; k++)
-            if (strlen(known[k]) == n && !strncmp(p, known[k], n))
-                break;
-        if (k == 4 || seen[k]) {
+        if (!a || seen[k]) {
             log_err("--pcr-banks: expected \"all\" or a comma list of sha1, sha256, sha384, "
                     "sha512 (each once), got '%s'", s);
             return -1;

@@ -4,6 +4,8 @@
 #ifndef ABI_TPM2_H
 #define ABI_TPM2_H
 
+#include "abi/tpm_hash.h"
+
 #define TPM2_HEADER_SIZE 10u             /* tag u16, size u32, code u32 */
 #define TPM2_BUFFER_MAX 4096u            /* PC Client TIS: largest command or response */
 
@@ -50,15 +52,12 @@
 
 #define TPM2_CAP_PCRS 0x00000005u
 
+/* The hash algorithms: TPM_ALG_SHA* in abi/tpm_hash.h */
 #define TPM2_ALG_ERROR 0x0000u
 #define TPM2_ALG_RSA 0x0001u
-#define TPM2_ALG_SHA1 0x0004u
 #define TPM2_ALG_HMAC 0x0005u
 #define TPM2_ALG_AES 0x0006u
 #define TPM2_ALG_KEYEDHASH 0x0008u
-#define TPM2_ALG_SHA256 0x000bu
-#define TPM2_ALG_SHA384 0x000cu
-#define TPM2_ALG_SHA512 0x000du
 #define TPM2_ALG_NULL 0x0010u
 #define TPM2_ALG_SM3_256 0x0012u
 #define TPM2_ALG_ECC 0x0023u

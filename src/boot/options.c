@@ -147,14 +147,16 @@ static bool parse_serial(struct vtboot_options *o, const char *v)
  * all|embedded|agile (every active bank, vtboot's default). */
 static bool parse_extpol(struct vtboot_options *o, const char *v)
 {
-    static const struct { const char *name; uint16_t alg; } pol[] = {
-        { "sha1", TPM2_ALG_SHA1 }, { "sha256", TPM2_ALG_SHA256 }, { "sha384", TPM2_ALG_SHA384 },
-        { "sha512", TPM2_ALG_SHA512 },
-        { "all", 0 }, { "embedded", 0 }, { "agile", 0 },
-    };
-    for (unsigned i = 0; i < sizeof(pol) / sizeof(pol[0]); i++) {
-        if (strcmp(v, pol[i].name) == 0) {
-            o->extpol_alg = pol[i].alg;
+    static const char every_bank[][9] = { "all", "embedded", "agile" };
+    const struct tpm_hash_alg *a = tpm_hash_by_name(v, strlen(v));
+
+    if (a) {
+        o->extpol_alg = a->id;
+        return true;
+    }
+    for (unsigned i = 0; i < sizeof(every_bank) / sizeof(every_bank[0]); i++) {
+        if (strcmp(v, every_bank[i]) == 0) {
+            o->extpol_alg = 0;
             return true;
         }
     }

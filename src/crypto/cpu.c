@@ -153,6 +153,38 @@ void simd_plan(const struct cpu_features *f, uint32_t cr0, uint32_t cr4, uint64_
     out->set_xcr0 = set_xcr0;
 }
 
+static void append(char *buf, size_t len, size_t *at, const char *s)
+{
+    while (*s && *at + 1 < len)
+        buf[(*at)++] = *s++;
+    buf[*at] = '\0';
+}
+
+void crypto_describe(const struct cpu_features *f, char *buf, size_t len)
+{
+    struct crypto_choice c;
+    bool simd = false;
+    size_t at = 0;
+
+    if (!len)
+        return;
+    buf[0] = '\0';
+    crypto_choose(f, &c);
+    for (unsigned a = 0; a < CRYPTO_ALG_COUNT; a++)
+        simd |= c.impl[a] != CRYPTO_IMPL_PORTABLE;
+    append(buf, len, &at, simd ? "SIMD"
+                          : !f ? "portable code (no CPU features read)"
+                          : f->tcg ? "portable code (QEMU TCG: SIMD is slower there)"
+                          : "portable code (no SIMD path this CPU can run)");
+    append(buf, len, &at, ":");
+    for (unsigned a = 0; a < CRYPTO_ALG_COUNT; a++) {
+        append(buf, len, &at, " ");
+        append(buf, len, &at, crypto_alg_label((enum crypto_alg)a));
+        append(buf, len, &at, "=");
+        append(buf, len, &at, crypto_impl_name(c.impl[a]));
+    }
+}
+
 /* ---- the installed paths ---- */
 
 /*

@@ -37,6 +37,7 @@
 #define CRYPTO_CPU_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* CPUID bits (Intel SDM Vol. 2A, CPUID; AMD APM Vol. 3, appendix E). */
@@ -137,6 +138,14 @@ struct simd_plan {
 };
 void simd_plan(const struct cpu_features *f, uint32_t cr0, uint32_t cr4, uint64_t xcr0,
                struct simd_plan *out);
+
+/*
+ * One line for vtboot's log naming what crypto_choose picks for f and why (pure), e.g.
+ *   "portable code (QEMU TCG: SIMD is slower there): sha1=portable sha256=portable ..."
+ *   "SIMD: sha1=sha-ni sha256=sha-ni sha512=portable poly1305=avx512"
+ * Cut to len - 1 bytes, always terminated (len > 0).
+ */
+void crypto_describe(const struct cpu_features *f, char *buf, size_t len);
 
 /* Reads CPUID (and XGETBV when OSXSAVE is set); sse_enabled as given (CR0/CR4 are privileged). */
 void cpu_features_read(struct cpu_features *f, bool sse_enabled);

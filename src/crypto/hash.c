@@ -5,39 +5,7 @@
 
 bool hash_alg_supported(uint16_t alg)
 {
-    return hash_digest_size(alg) != 0;
-}
-
-size_t hash_digest_size(uint16_t alg)
-{
-    switch (alg) {
-    case TPM_ALG_SHA1:
-        return SHA1_DIGEST_SIZE;
-    case TPM_ALG_SHA256:
-        return SHA256_DIGEST_SIZE;
-    case TPM_ALG_SHA384:
-        return SHA384_DIGEST_SIZE;
-    case TPM_ALG_SHA512:
-        return SHA512_DIGEST_SIZE;
-    default:
-        return 0;
-    }
-}
-
-const char *hash_alg_name(uint16_t alg)
-{
-    switch (alg) {
-    case TPM_ALG_SHA1:
-        return "sha1";
-    case TPM_ALG_SHA256:
-        return "sha256";
-    case TPM_ALG_SHA384:
-        return "sha384";
-    case TPM_ALG_SHA512:
-        return "sha512";
-    default:
-        return NULL;
-    }
+    return tpm_hash_size(alg) != 0;
 }
 
 int hash_init(struct hash_ctx *ctx, uint16_t alg)
@@ -114,7 +82,7 @@ int hash_buffer(uint16_t alg, const void *data, size_t len, uint8_t *digest)
 
 int hash_extend(uint16_t alg, uint8_t *pcr, const uint8_t *digest)
 {
-    size_t size = hash_digest_size(alg);
+    size_t size = tpm_hash_size(alg);
     struct hash_ctx ctx;
 
     if (size == 0 || hash_init(&ctx, alg) < 0)

@@ -11,15 +11,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "abi/tpm_hash.h"
 #include "crypto/sha1.h"
 #include "crypto/sha256.h"
 #include "crypto/sha512.h"
-
-/* TPM_ALG_ID values (TPM 2.0 Part 2, §6.3; TCG Algorithm Registry). */
-#define TPM_ALG_SHA1   0x0004u
-#define TPM_ALG_SHA256 0x000Bu
-#define TPM_ALG_SHA384 0x000Cu
-#define TPM_ALG_SHA512 0x000Du
 
 #define HASH_MAX_DIGEST_SIZE SHA512_DIGEST_SIZE   /* 64 */
 
@@ -35,24 +30,18 @@ struct hash_ctx {
 /* True if alg is one of the TPM_ALG_* above. */
 bool hash_alg_supported(uint16_t alg);
 
-/* The digest size in bytes (20, 32, 48, 64), or 0 if alg is not supported. */
-size_t hash_digest_size(uint16_t alg);
-
-/* "sha1", "sha256", "sha384", "sha512" (the TCG/tboot spelling), or NULL if not supported. */
-const char *hash_alg_name(uint16_t alg);
-
 /* Starts a hash; 0, or -1 (ctx untouched) if alg is not supported. */
 int hash_init(struct hash_ctx *ctx, uint16_t alg);
 /* ctx must have been started by a successful hash_init. */
 void hash_update(struct hash_ctx *ctx, const void *data, size_t len);
-/* Writes hash_digest_size(ctx->alg) bytes to digest and wipes ctx. */
+/* Writes tpm_hash_size(ctx->alg) bytes to digest and wipes ctx. */
 void hash_final(struct hash_ctx *ctx, uint8_t *digest);
 
-/* One-shot: digest = H_alg(data[0..len)), hash_digest_size(alg) bytes; 0, or -1 if unsupported. */
+/* One-shot: digest = H_alg(data[0..len)), tpm_hash_size(alg) bytes; 0, or -1 if unsupported. */
 int hash_buffer(uint16_t alg, const void *data, size_t len, uint8_t *digest);
 
 /*
- * PCR extend: pcr = H_alg(pcr || digest), both hash_digest_size(alg) bytes; pcr and digest may
+ * PCR extend: pcr = H_alg(pcr || digest), both tpm_hash_size(alg) bytes; pcr and digest may
  * be the same buffer. 0, or -1 (pcr untouched) if alg is not supported.
  */
 int hash_extend(uint16_t alg, uint8_t *pcr, const uint8_t *digest);
@@ -66,7 +55,7 @@ int hash_extend(uint16_t alg, uint8_t *pcr, const uint8_t *digest);
 void hash_update_multi(struct hash_ctx *ctx, unsigned n, const void *data, size_t len);
 
 /*
- * One-shot over several algorithms: outs[i] = H_algs[i](data[0..len)), hash_digest_size(algs[i])
+ * One-shot over several algorithms: outs[i] = H_algs[i](data[0..len)), tpm_hash_size(algs[i])
  * bytes each. 0, or -1 (nothing written) if any algorithm is not supported.
  */
 int hash_multi(const uint16_t *algs, unsigned n, const void *data, size_t len,

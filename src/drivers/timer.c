@@ -12,6 +12,7 @@
 #define TSC_PER_US_GUESS 1000u       /* 1 GHz, until calibrated */
 
 static uint64_t tsc_per_us;          /* 0: not calibrated */
+static uint64_t entry_tsc, hashing_ticks;
 
 void timer_init(void)
 {
@@ -46,4 +47,45 @@ void timer_delay_us(uint32_t us)
     uint64_t end = timer_now_us() + us;
     while (timer_now_us() < end)
         cpu_relax();
+}
+
+uint64_t timer_tsc(void)
+{
+    return rdtsc();
+}
+
+uint64_t timer_tsc_mhz(void)
+{
+    return tsc_per_us;
+}
+
+void timer_mark_entry(void)
+{
+    entry_tsc = rdtsc();
+    hashing_ticks = 0;
+}
+
+void timer_log_entry(const char *half)
+{
+    pr_detail("timing: %s entry at TSC %llu\n", half, (unsigned long long)entry_tsc);
+}
+
+void timer_count_hashing(uint64_t ticks)
+{
+    hashing_ticks += ticks;
+}
+
+static unsigned long long ticks_us(uint64_t ticks)
+{
+    return (unsigned long long)(ticks / (tsc_per_us ? tsc_per_us : TSC_PER_US_GUESS));
+}
+
+void timer_log_jump(const char *what)
+{
+    uint64_t now = rdtsc(), ran = now - entry_tsc;
+    pr_detail("timing: %s at TSC %llu: %llu ticks (%llu us) since the entry at TSC %llu, "
+              "hashing %llu ticks (%llu us); TSC %llu MHz\n", what,
+              (unsigned long long)now, (unsigned long long)ran, ticks_us(ran),
+              (unsigned long long)entry_tsc, (unsigned long long)hashing_ticks,
+              ticks_us(hashing_ticks), (unsigned long long)tsc_per_us);
 }

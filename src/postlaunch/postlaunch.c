@@ -11,6 +11,7 @@
 #include "abi/tboot_log.h"
 #include "boot/handoff.h"
 #include "drivers/apic.h"
+#include "drivers/timer.h"
 #include "launch.h"
 #include "layout.h"
 #include "lib/phys.h"
@@ -44,12 +45,18 @@ void postlaunch_main(void)
 {
     char err[128];
 
+    timer_mark_entry();
+    /* This CPU (the BSP) hashes: its SIMD state for the crypto paths before the first hash
+     * (crypto/cpu.h); restored before the jump into Linux or its S3 resume vector. */
+    boot_simd_enable();
     boot_log_init(memlog_staging, sizeof(memlog_staging));
     /* The command line the launch measured, and nothing else, sets the options. */
     mle_cmdline[MLE_CMDLINE_SIZE - 1] = '\0';
     boot_log_options(mle_cmdline);
     boot_banner("measured launch environment (entered by the virtual SENTER)");
     pr_info("command line: %s\n", mle_cmdline);
+    timer_log_entry("MLE");
+    boot_simd_log();
     launch_confirm(boot_options());
     apic_init_others();
 

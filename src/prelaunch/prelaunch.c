@@ -67,11 +67,13 @@ static void request_launch(const struct vtboot_options *opts)
 
 void prelaunch_boot(uint32_t magic, uint32_t info)
 {
+    timer_mark_entry();
     boot_log_init(handoff.log, sizeof(handoff.log));
     const struct boot_info *bi = boot_read_loader(magic, info);
     boot_log_options(bi->cmdline);
     boot_banner("pre-launch (not measured)");
     pr_info("command line: %s\n", bi->cmdline);
+    timer_log_entry("pre-launch");
 
     mle_cmdline_store(mle_cmdline, MLE_CMDLINE_SIZE, bi->cmdline);
     handoff_start(&handoff, HANDOFF_BOOT, magic, info);

@@ -5,6 +5,7 @@
 #include "lib/phys.h"
 #include "lib/string.h"
 #include "tboot/integrity.h"
+#include "tboot/progress.h"
 
 #define FAIL(...) do { fmt_snprintf(err, errlen, __VA_ARGS__); return -1; } while (0)
 #define FOUR_GIB 0x100000000ull
@@ -48,7 +49,7 @@ static void region_key(const uint8_t key[MAC_KEY_SIZE], unsigned i, uint8_t out[
 
 /* Feeds the RAM part of [start, end) to the MAC, in map order (the map is sanitised). */
 static void mac_ram(struct poly1305_ctx *ctx, uint64_t start, uint64_t end,
-                    const struct e820_map *ram)
+                    const struct e820_map *ram, struct progress *prog)
 {
     if (start < MAC_LOW_BIOS_END)
         start = MAC_LOW_BIOS_END;
@@ -64,12 +65,14 @@ static void mac_ram(struct poly1305_ctx *ctx, uint64_t start, uint64_t end,
             if (p)
                 poly1305_update(ctx, p, (size_t)n);
             a += n;
+            progress_advance(prog, n);
         }
     }
 }
 
 static void region_tag(const uint8_t key[MAC_KEY_SIZE], unsigned i, const struct mac_region *r,
-                       const struct e820_map *ram, uint8_t tag[MAC_TAG_SIZE])
+                       const struct e820_map *ram, uint8_t tag[MAC_TAG_SIZE],
+                       struct progress *prog)
 {
     struct poly1305_ctx ctx;
     uint8_t k[32];
@@ -81,29 +84,47 @@ static void region_tag(const uint8_t key[MAC_KEY_SIZE], unsigned i, const struct
     memcpy(where, &r->start, 8);
     memcpy(where + 8, &r->size, 4);
     poly1305_update(&ctx, where, sizeof(where));
-    mac_ram(&ctx, r->start, r->start + r->size, ram);
+    mac_ram(&ctx, r->start, r->start + r->size, ram, prog);
     poly1305_final(&ctx, tag);
     memzero_explicit(&ctx, sizeof(ctx)); /* the one-time key and its powers */
+}
+
+void mac_regions_compute_progress(const uint8_t key[MAC_KEY_SIZE],
+                                  const struct mac_regions *regs, const struct e820_map *ram,
+                                  uint8_t tags[][MAC_TAG_SIZE], const struct progress_cb *cb)
+{
+    struct progress prog;
+    progress_start(&prog, cb, 0, cb ? mac_regions_covered(regs, ram) : 0);
+    for (unsigned i = 0; i < regs->n; i++)
+        region_tag(key, i, &regs->r[i], ram, tags[i], &prog);
 }
 
 void mac_regions_compute(const uint8_t key[MAC_KEY_SIZE], const struct mac_regions *regs,
                          const struct e820_map *ram, uint8_t tags[][MAC_TAG_SIZE])
 {
-    for (unsigned i = 0; i < regs->n; i++)
-        region_tag(key, i, &regs->r[i], ram, tags[i]);
+    mac_regions_compute_progress(key, regs, ram, tags, 0);
+}
+
+int mac_regions_verify_progress(const uint8_t key[MAC_KEY_SIZE], const struct mac_regions *regs,
+                                const struct e820_map *ram, const uint8_t tags[][MAC_TAG_SIZE],
+                                const struct progress_cb *cb)
+{
+    struct progress prog;
+    int bad = -1;
+    progress_start(&prog, cb, 0, cb ? mac_regions_covered(regs, ram) : 0);
+    for (unsigned i = 0; i < regs->n; i++) {
+        uint8_t tag[MAC_TAG_SIZE];
+        region_tag(key, i, &regs->r[i], ram, tag, &prog);
+        if (!poly1305_verify(tag, tags[i]) && bad < 0)
+            bad = (int)i;
+    }
+    return bad;
 }
 
 int mac_regions_verify(const uint8_t key[MAC_KEY_SIZE], const struct mac_regions *regs,
                        const struct e820_map *ram, const uint8_t tags[][MAC_TAG_SIZE])
 {
-    int bad = -1;
-    for (unsigned i = 0; i < regs->n; i++) {
-        uint8_t tag[MAC_TAG_SIZE];
-        region_tag(key, i, &regs->r[i], ram, tag);
-        if (!poly1305_verify(tag, tags[i]) && bad < 0)
-            bad = (int)i;
-    }
-    return bad;
+    return mac_regions_verify_progress(key, regs, ram, tags, 0);
 }
 
 uint64_t mac_regions_covered(const struct mac_regions *regs, const struct e820_map *ram)

@@ -4,7 +4,9 @@
 #include "lib/string.h"
 #include "tboot/measure.h"
 
-#define CHUNK (64u * 1024u)
+/* How much of a module is hashed between progress checks (hash_update_multi feeds every
+ * bank HASH_MULTI_CHUNK bytes at a time within it). */
+#define SLICE (1u << 20)
 
 const uint8_t *digest_of(const struct tpm_digest_list *l, uint16_t alg)
 {
@@ -15,19 +17,22 @@ const uint8_t *digest_of(const struct tpm_digest_list *l, uint16_t alg)
 }
 
 void measure_module(const struct module_ref *m, const struct tpm_banks *algs,
-                    struct tpm_digest_list *out)
+                    struct tpm_digest_list *out, const struct progress_cb *cb, unsigned item)
 {
     static struct hash_ctx ctx[TPM_MAX_BANKS];
     const uint8_t *p = m->image;
     size_t cmdlen = strlen(m->cmdline);
+    struct progress prog;
 
     out->count = algs->count;
     for (unsigned i = 0; i < algs->count; i++)
         hash_init(&ctx[i], algs->alg[i]);
-    for (uint32_t off = 0; off < m->size; off += CHUNK) {
-        uint32_t n = m->size - off < CHUNK ? m->size - off : CHUNK;
-        for (unsigned i = 0; i < algs->count; i++)
-            hash_update(&ctx[i], p + off, n);
+    /* one pass: each chunk is read once and fed to every bank while it is in cache */
+    progress_start(&prog, cb, item, m->size);
+    for (uint64_t off = 0; off < m->size; off += SLICE) {
+        uint32_t n = m->size - off < SLICE ? (uint32_t)(m->size - off) : SLICE;
+        hash_update_multi(ctx, algs->count, p + off, n);
+        progress_advance(&prog, n);
     }
     for (unsigned i = 0; i < algs->count; i++) {
         uint8_t image_digest[HASH_MAX_DIGEST_SIZE];
@@ -46,7 +51,7 @@ void measure_policy(const struct tb_policy *p, const struct tpm_banks *banks,
     for (unsigned i = 0; i < banks->count; i++) {
         uint8_t buf[4 + HASH_MAX_DIGEST_SIZE];
         uint16_t alg = banks->alg[i];
-        size_t n = hash_digest_size(alg);
+        size_t n = tpm_hash_size(alg);
         memset(buf, 0, sizeof(buf));
         memcpy(buf, &p->control, 4); /* little-endian, as tboot copies the field */
         if (p->control & TB_POLCTL_EXTEND_PCR17)
@@ -83,13 +88,20 @@ static void bank_digests(const struct tpm_digest_list *all, const struct tpm_ban
     out->count = banks->count;
     for (unsigned i = 0; i < banks->count; i++) {
         out->d[i].alg = banks->alg[i];
-        memcpy(out->d[i].bytes, digest_of(all, banks->alg[i]), hash_digest_size(banks->alg[i]));
+        memcpy(out->d[i].bytes, digest_of(all, banks->alg[i]), tpm_hash_size(banks->alg[i]));
     }
 }
 
 int measure_launch(const struct tb_policy *p, const struct tpm_banks *banks, enum pcr_map map,
                    const struct module_ref *mods, unsigned nr_mods,
                    struct launch_measurements *out)
+{
+    return measure_launch_progress(p, banks, map, mods, nr_mods, out, 0);
+}
+
+int measure_launch_progress(const struct tb_policy *p, const struct tpm_banks *banks,
+                            enum pcr_map map, const struct module_ref *mods, unsigned nr_mods,
+                            struct launch_measurements *out, const struct progress_cb *cb)
 {
     struct tpm_digest_list d, all;
     struct tpm_banks algs = *banks;
@@ -112,8 +124,8 @@ int measure_launch(const struct tb_policy *p, const struct tpm_banks *banks, enu
 
     out->nr_modules = nr_mods;
     for (unsigned i = 0; i < nr_mods; i++) {
-        measure_module(&mods[i], &algs, &all);
-        memcpy(out->policy_digest[i], digest_of(&all, p->hash_alg), hash_digest_size(p->hash_alg));
+        measure_module(&mods[i], &algs, &all, cb, i);
+        memcpy(out->policy_digest[i], digest_of(&all, p->hash_alg), tpm_hash_size(p->hash_alg));
         bank_digests(&all, banks, &d);
         fmt_snprintf(what, sizeof(what), "vtboot: module %u: %s", i, mods[i].cmdline);
         if (i == 0 && add(&out->vl, map == PCR_MAP_DA ? 17 : 18, &d, what))

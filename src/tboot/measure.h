@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "tboot/policy.h"
+#include "tboot/progress.h"
 #include "tpm/tpm2.h"
 
 #define VL_MAX 32u
@@ -53,9 +54,11 @@ struct launch_measurements {
     uint8_t policy_digest[MEASURE_MAX_MODULES][TPM2_MAX_DIGEST]; /* in the policy's algorithm */
 };
 
-/* H_alg(H_alg(cmdline) || H_alg(image)) for each algorithm of `algs`, one pass over the image. */
+/* H_alg(H_alg(cmdline) || H_alg(image)) for each algorithm of `algs`, in one pass over the
+ * image (each chunk read once and fed to every bank). Progress (tboot/progress.h) goes to cb,
+ * if not NULL, as module `item`. */
 void measure_module(const struct module_ref *m, const struct tpm_banks *algs,
-                    struct tpm_digest_list *out);
+                    struct tpm_digest_list *out, const struct progress_cb *cb, unsigned item);
 
 /* H_alg(policy_control || H_alg(policy) or zeros) for each bank. */
 void measure_policy(const struct tb_policy *p, const struct tpm_banks *banks,
@@ -66,6 +69,10 @@ void measure_policy(const struct tb_policy *p, const struct tpm_banks *banks,
 int measure_launch(const struct tb_policy *p, const struct tpm_banks *banks, enum pcr_map map,
                    const struct module_ref *mods, unsigned nr_mods,
                    struct launch_measurements *out);
+/* The same, reporting each module's hashing progress to cb (NULL: none), item = its number. */
+int measure_launch_progress(const struct tb_policy *p, const struct tpm_banks *banks,
+                            enum pcr_map map, const struct module_ref *mods, unsigned nr_mods,
+                            struct launch_measurements *out, const struct progress_cb *cb);
 
 const uint8_t *digest_of(const struct tpm_digest_list *l, uint16_t alg);
 

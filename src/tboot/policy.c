@@ -21,8 +21,8 @@ int tb_policy_parse(const uint8_t *buf, uint32_t len, struct tb_policy *p, char 
     if (h.policy_type >= TB_POLTYPE_MAX)
         FAIL("policy type %u is not nonfatal (0), continue (1) or halt (2)", h.policy_type);
     /* tboot reads 0 as SHA-1, for policies made by TPM 1.2 tools */
-    uint16_t alg = h.hash_alg == TB_HALG_SHA1_LEGACY ? TPM2_ALG_SHA1 : h.hash_alg;
-    unsigned dsize = tpm2_digest_size(alg);
+    uint16_t alg = h.hash_alg == TB_HALG_SHA1_LEGACY ? TPM_ALG_SHA1 : h.hash_alg;
+    unsigned dsize = tpm_hash_size(alg);
     if (!dsize)
         FAIL("policy hash algorithm 0x%02x is not SHA-1/256/384/512", h.hash_alg);
 
@@ -68,7 +68,7 @@ int tb_policy_parse(const uint8_t *buf, uint32_t len, struct tb_policy *p, char 
 void tb_policy_default(struct tb_policy *p, enum pcr_map map)
 {
     uint8_t def[] = {
-        TB_POLICY_VERSION, TB_POLTYPE_CONT_NON_FATAL, (uint8_t)TPM2_ALG_SHA256,
+        TB_POLICY_VERSION, TB_POLTYPE_CONT_NON_FATAL, (uint8_t)TPM_ALG_SHA256,
         TB_POLCTL_EXTEND_PCR17, 0, 0, 0, 0, 0, 0, 0, 3,
         0, TB_POL_PCR_NONE, TB_HTYPE_ANY, 0, 0, 0, 0, 0,
         TB_POL_MOD_NUM_ANY, map == PCR_MAP_DA ? 17 : 19, TB_HTYPE_ANY, 0, 0, 0, 0, 0,
@@ -89,7 +89,7 @@ const struct tb_policy_entry *tb_policy_find(const struct tb_policy *p, unsigned
 bool tb_policy_entry_accepts(const struct tb_policy *p, const struct tb_policy_entry *e,
                              const uint8_t *digest)
 {
-    unsigned n = tpm2_digest_size(p->hash_alg);
+    unsigned n = tpm_hash_size(p->hash_alg);
     if (e->hash_type == TB_HTYPE_ANY)
         return true;
     for (unsigned i = 0; i < e->num_hashes; i++)

@@ -47,7 +47,7 @@ int evlog_init(struct event_log *log, void *mem, uint32_t cap, const struct tpm_
     p += sizeof(struct tcg_spec_id_header);
     for (unsigned i = 0; i < banks->count; i++, p += sizeof(struct tcg_spec_id_alg)) {
         put_le16(p, banks->alg[i]);
-        put_le16(p + 2, (uint16_t)tpm2_digest_size(banks->alg[i]));
+        put_le16(p + 2, (uint16_t)tpm_hash_size(banks->alg[i]));
     }
     *p++ = sizeof(vendor);
     memcpy(p, vendor, sizeof(vendor));
@@ -65,7 +65,7 @@ int evlog_append(struct event_log *log, uint32_t pcr, uint32_t type,
     for (unsigned i = 0; i < digests->count; i++) {
         if (digests->d[i].alg != log->banks.alg[i])
             return -1;
-        size += 2 + tpm2_digest_size(digests->d[i].alg);
+        size += 2 + tpm_hash_size(digests->d[i].alg);
     }
     if (data_len > log->cap || size + data_len > log->cap - log->used)
         return -1;
@@ -76,7 +76,7 @@ int evlog_append(struct event_log *log, uint32_t pcr, uint32_t type,
     put_le32(p + 8, digests->count);
     p += sizeof(struct tcg_pcr_event2_head);
     for (unsigned i = 0; i < digests->count; i++) {
-        unsigned n = tpm2_digest_size(digests->d[i].alg);
+        unsigned n = tpm_hash_size(digests->d[i].alg);
         put_le16(p, digests->d[i].alg);
         memcpy(p + 2, digests->d[i].bytes, n);
         p += 2 + n;

@@ -10,29 +10,6 @@
 static uint8_t cmd_buf[TPM2_BUFFER_MAX];
 static uint8_t rsp_buf[TPM2_BUFFER_MAX];
 
-unsigned tpm2_digest_size(uint16_t alg)
-{
-    switch (alg) {
-    case TPM2_ALG_SHA1: return 20;
-    case TPM2_ALG_SHA256: return 32;
-    case TPM2_ALG_SHA384: return 48;
-    case TPM2_ALG_SHA512: return 64;
-    default: return 0;
-    }
-}
-
-const char *tpm2_alg_name(uint16_t alg)
-{
-    switch (alg) {
-    case TPM2_ALG_SHA1: return "sha1";
-    case TPM2_ALG_SHA256: return "sha256";
-    case TPM2_ALG_SHA384: return "sha384";
-    case TPM2_ALG_SHA512: return "sha512";
-    case TPM2_ALG_SM3_256: return "sm3_256";
-    default: return "unknown";
-    }
-}
-
 void tpm2_cmd_begin(struct tpm_writer *w, uint16_t tag, uint32_t cc)
 {
     tw_init(w, cmd_buf, sizeof(cmd_buf));
@@ -193,7 +170,7 @@ int tpm2_get_pcr_banks(struct tpm2 *t, struct tpm_banks *banks)
         bool any = false;
         for (unsigned b = 0; sel && b < sz; b++)
             any |= sel[b] != 0;
-        if (any && tpm2_digest_size(alg) && banks->count < TPM_MAX_BANKS)
+        if (any && tpm_hash_size(alg) && banks->count < TPM_MAX_BANKS)
             banks->alg[banks->count++] = alg;
     }
     return tpm2_cmd_finish(t, &r, "TPM2_GetCapability(PCRS)");
@@ -239,8 +216,8 @@ int tpm2_pcr_read(struct tpm2 *t, unsigned pcr, const struct tpm_banks *banks,
         struct tpm_digest *d = &out->d[i];
         d->alg = banks->alg[i];
         uint16_t n = tr_tpm2b(&r, d->bytes, sizeof(d->bytes));
-        if (!r.bad && n != tpm2_digest_size(d->alg))
-            FAIL("TPM2_PCR_Read: %s digest of %u bytes", tpm2_alg_name(d->alg), n);
+        if (!r.bad && n != tpm_hash_size(d->alg))
+            FAIL("TPM2_PCR_Read: %s digest of %u bytes", tpm_hash_name(d->alg), n);
         out->count = i + 1;
     }
     return tpm2_cmd_finish(t, &r, "TPM2_PCR_Read");
@@ -257,7 +234,7 @@ int tpm2_pcr_extend(struct tpm2 *t, unsigned pcr, const struct tpm_digest_list *
     tpm2_cmd_auth(&w, TPM2_RS_PW);
     tw_u32(&w, d->count);
     for (unsigned i = 0; i < d->count; i++) {
-        unsigned n = tpm2_digest_size(d->d[i].alg);
+        unsigned n = tpm_hash_size(d->d[i].alg);
         if (!n)
             FAIL("TPM2_PCR_Extend: unknown algorithm 0x%04x", d->d[i].alg);
         tw_u16(&w, d->d[i].alg);
@@ -314,7 +291,7 @@ int tpm2_nv_read_public(struct tpm2 *t, uint32_t index, uint32_t *attributes, ui
         FAIL("TPM2_NV_ReadPublic: public area size %u does not match its fields", pub_size);
     if (!r.bad && got_index != index)
         FAIL("TPM2_NV_ReadPublic: asked for 0x%08x, got 0x%08x", index, got_index);
-    if (!r.bad && !tpm2_digest_size(name_alg))
+    if (!r.bad && !tpm_hash_size(name_alg))
         FAIL("TPM2_NV_ReadPublic: name algorithm 0x%04x", name_alg);
     tr_tpm2b(&r, NULL, 2 + TPM2_MAX_DIGEST);  /* nvName */
     return tpm2_cmd_finish(t, &r, "TPM2_NV_ReadPublic");

@@ -44,10 +44,6 @@ struct tpm2 {
     char err[128];
 };
 
-/* Digest size of a hash algorithm vtboot can compute, 0 for any other. */
-unsigned tpm2_digest_size(uint16_t alg);
-const char *tpm2_alg_name(uint16_t alg);
-
 int tpm2_startup(struct tpm2 *t, uint16_t type);
 int tpm2_shutdown(struct tpm2 *t, uint16_t type);
 /* Banks with at least one PCR allocated, limited to algorithms vtboot can hash. */

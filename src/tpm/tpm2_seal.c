@@ -41,7 +41,7 @@ void tpm2_policy_pcr_digest(uint16_t bank, const unsigned *pcrs, unsigned n,
     uint8_t pcr_digest[TPM2_POLICY_DIGEST_SIZE];
 
     /* pcrDigest: H(the selected PCR values, concatenated) */
-    hash_buffer(TPM_ALG_SHA256, values, (size_t)n * tpm2_digest_size(bank), pcr_digest);
+    hash_buffer(TPM_ALG_SHA256, values, (size_t)n * tpm_hash_size(bank), pcr_digest);
     /* policy = H(0^32 || TPM_CC_PolicyPCR || TPML_PCR_SELECTION || pcrDigest) */
     tw_init(&w, buf, sizeof(buf));
     tw_u32(&w, TPM2_CC_POLICY_PCR);
@@ -109,7 +109,7 @@ int tpm2_create_storage_primary_named(struct tpm2 *t, uint32_t *handle, uint8_t 
     size_t at = w.len;
     tw_u16(&w, 0);                   /* inPublic size, patched below */
     tw_u16(&w, TPM2_ALG_ECC);
-    tw_u16(&w, TPM2_ALG_SHA256);
+    tw_u16(&w, TPM_ALG_SHA256);
     tw_u32(&w, OBJ_FIXED_TPM | OBJ_FIXED_PARENT | OBJ_SENSITIVE_DATA_ORIGIN |
                OBJ_USER_WITH_AUTH | OBJ_NO_DA | OBJ_RESTRICTED | OBJ_DECRYPT);
     tw_u16(&w, 0);                   /* authPolicy */
@@ -171,7 +171,7 @@ int tpm2_seal_recorded(struct tpm2 *t, uint32_t parent,
     /* inPublic: sealed data, usable only through the policy (no userWithAuth) */
     tw_u16(&w, 2 + 2 + 4 + 2 + TPM2_POLICY_DIGEST_SIZE + 2 + 2);
     tw_u16(&w, TPM2_ALG_KEYEDHASH);
-    tw_u16(&w, TPM2_ALG_SHA256);
+    tw_u16(&w, TPM_ALG_SHA256);
     tw_u32(&w, OBJ_FIXED_TPM | OBJ_FIXED_PARENT | OBJ_NO_DA);
     tw_tpm2b(&w, policy, TPM2_POLICY_DIGEST_SIZE);
     tw_u16(&w, TPM2_ALG_NULL);       /* keyedHash scheme */
@@ -219,7 +219,7 @@ int tpm2_start_policy_session(struct tpm2 *t, uint32_t *session)
     tw_u16(&w, 0);                   /* encryptedSalt */
     tw_u8(&w, TPM2_SE_POLICY_SESSION);
     tw_u16(&w, TPM2_ALG_NULL);       /* symmetric */
-    tw_u16(&w, TPM2_ALG_SHA256);     /* authHash */
+    tw_u16(&w, TPM_ALG_SHA256);     /* authHash */
     int rc = tpm2_cmd_execute(t, &w, "TPM2_StartAuthSession", &r, session);
     if (rc)
         return rc;

@@ -188,7 +188,7 @@ int main(int argc, char **argv)
             struct figure *f = &figs[nfigs++];
             const char *name;
             if (a < nalgs) {
-                name = hash_alg_name(algs[a]);
+                name = tpm_hash_name(algs[a]);
                 measure_pair(ours_hash, &algs[a], openssl_hash, mds[a], buf, sizes[s], &f->ours,
                              &f->reference);
             } else {

@@ -113,14 +113,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     /* the hashes: every path against the portable one; the portable one against OpenSSL */
     for (size_t a = 0; a < sizeof(algs) / sizeof(algs[0]); a++) {
-        size_t n = hash_digest_size(algs[a]);
+        size_t n = tpm_hash_size(algs[a]);
         crypto_set_impl(which[a], CRYPTO_IMPL_PORTABLE);
         hash_buffer(algs[a], msg, len, ref);
         if (EVP_Digest) {
             unsigned int olen = 0;
             FUZZ_ASSERT(EVP_Digest(msg, len, got, &olen, md_of(algs[a]), NULL) == 1, "EVP");
             FUZZ_ASSERT(olen == n && !memcmp(got, ref, n), "%s portable != OpenSSL, len %zu",
-                        hash_alg_name(algs[a]), len);
+                        tpm_hash_name(algs[a]), len);
         }
         for (int impl = 0; impl < CRYPTO_IMPL_COUNT; impl++) {
             if (!crypto_impl_usable(&cpu, which[a], (enum crypto_impl)impl))
@@ -128,11 +128,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             FUZZ_ASSERT(crypto_set_impl(which[a], (enum crypto_impl)impl) == 0, "set_impl");
             hash_buffer(algs[a], msg, len, got);
             FUZZ_ASSERT(!memcmp(got, ref, n), "%s %s one-shot differs, len %zu",
-                        hash_alg_name(algs[a]), crypto_impl_name(impl), len);
+                        tpm_hash_name(algs[a]), crypto_impl_name(impl), len);
             split_state = 0x9e3779b9u ^ seed ^ (uint32_t)len;
             hash_streamed(algs[a], msg, len, got);
             FUZZ_ASSERT(!memcmp(got, ref, n), "%s %s streamed differs, len %zu",
-                        hash_alg_name(algs[a]), crypto_impl_name(impl), len);
+                        tpm_hash_name(algs[a]), crypto_impl_name(impl), len);
         }
     }
 
@@ -141,8 +141,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FUZZ_ASSERT(hash_multi(algs, 4, msg, len, outs) == 0, "hash_multi");
     for (size_t a = 0; a < 4; a++) {
         hash_buffer(algs[a], msg, len, ref);
-        FUZZ_ASSERT(!memcmp(multi[a], ref, hash_digest_size(algs[a])), "hash_multi %s differs",
-                    hash_alg_name(algs[a]));
+        FUZZ_ASSERT(!memcmp(multi[a], ref, tpm_hash_size(algs[a])), "hash_multi %s differs",
+                    tpm_hash_name(algs[a]));
     }
 
     /* Poly1305 */

@@ -30,8 +30,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 4)
         return 0;
-    static const uint16_t algs[4] = { TPM2_ALG_SHA1, TPM2_ALG_SHA256, TPM2_ALG_SHA384,
-                                      TPM2_ALG_SHA512 };
+    static const uint16_t algs[4] = { TPM_ALG_SHA1, TPM_ALG_SHA256, TPM_ALG_SHA384,
+                                      TPM_ALG_SHA512 };
     struct tpm_banks b = { 0, { 0 } };
     unsigned rot = data[1] % 4;
     for (unsigned i = 0; i < 4; i++)
@@ -64,7 +64,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (unsigned i = 0; i < b.count; i++) {
             d.d[i].alg = b.alg[i];
             memset(d.d[i].bytes, pcr ^ (int)i, sizeof(d.d[i].bytes));
-            size_needed += 2 + tpm2_digest_size(b.alg[i]);
+            size_needed += 2 + tpm_hash_size(b.alg[i]);
         }
         bool good = true;
         if (flags & 1) {
@@ -108,7 +108,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FUZZ_ASSERT(get32(mem, 56) == b.count, "numberOfAlgorithms");
     for (unsigned i = 0; i < b.count; i++)
         FUZZ_ASSERT(get16(mem, 60 + 4 * i) == b.alg[i] &&
-                    get16(mem, 62 + 4 * i) == tpm2_digest_size(b.alg[i]), "algorithm %u", i);
+                    get16(mem, 62 + 4 * i) == tpm_hash_size(b.alg[i]), "algorithm %u", i);
     size_t off = hdr;
     for (unsigned k = 0; k < n; k++) {
         const struct ev *e = &accepted[k];
@@ -117,7 +117,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                     get32(mem, off + 8) == b.count, "event %u head", k);
         off += 12;
         for (unsigned i = 0; i < b.count; i++) {
-            unsigned ds = tpm2_digest_size(b.alg[i]);
+            unsigned ds = tpm_hash_size(b.alg[i]);
             FUZZ_ASSERT(get16(mem, off) == b.alg[i], "event %u digest %u alg", k, i);
             FUZZ_ASSERT(memcmp(mem + off + 2, e->d.d[i].bytes, ds) == 0, "event %u digest", k);
             off += 2 + ds;

@@ -75,8 +75,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FUZZ_ASSERT(pol.size <= size && pol.size <= TB_POLICY_MAX_SIZE, "size %u of %zu", pol.size,
                 size);
     unsigned d = dsize_of(data[2]);
-    FUZZ_ASSERT(pol.hash_alg == (data[2] ? data[2] : TPM2_ALG_SHA1), "alg 0x%x", pol.hash_alg);
-    FUZZ_ASSERT(tpm2_digest_size(pol.hash_alg) == d, "digest size");
+    FUZZ_ASSERT(pol.hash_alg == (data[2] ? data[2] : TPM_ALG_SHA1), "alg 0x%x", pol.hash_alg);
+    FUZZ_ASSERT(tpm_hash_size(pol.hash_alg) == d, "digest size");
     FUZZ_ASSERT(pol.bytes[2] == (uint8_t)pol.hash_alg, "measured alg byte");
     FUZZ_ASSERT(memcmp(pol.bytes, data, 2) == 0 && memcmp(pol.bytes + 3, data + 3, pol.size - 3) == 0,
                 "bytes differ from the input");
@@ -119,7 +119,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             { "", data + size / 3, (uint32_t)(size / 3) },
             { "initrd", data, (uint32_t)size },
         };
-        const struct tpm_banks banks = { 2, { TPM2_ALG_SHA1, TPM2_ALG_SHA256 } };
+        const struct tpm_banks banks = { 2, { TPM_ALG_SHA1, TPM_ALG_SHA256 } };
         enum pcr_map map = data[size - 1] & 1 ? PCR_MAP_LEGACY : PCR_MAP_DA;
         unsigned nm = data[size - 1] % 4;
         FUZZ_ASSERT(measure_launch(&pol, &banks, map, mods, nm, &lm) == 0, "measure_launch");

@@ -56,8 +56,8 @@ static int transmit(void *ctx, const uint8_t *cmd, size_t cmd_len, uint8_t *rsp,
     return 0;
 }
 
-static const uint16_t algs[4] = { TPM2_ALG_SHA1, TPM2_ALG_SHA256, TPM2_ALG_SHA384,
-                                  TPM2_ALG_SHA512 };
+static const uint16_t algs[4] = { TPM_ALG_SHA1, TPM_ALG_SHA256, TPM_ALG_SHA384,
+                                  TPM_ALG_SHA512 };
 
 /* A bank list from the parameter byte: a non-empty subset, rotated */
 static struct tpm_banks banks_of(uint8_t p)
@@ -98,7 +98,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (rc == 0) {
             FUZZ_ASSERT(b.count <= TPM_MAX_BANKS, "%u banks", b.count);
             for (unsigned i = 0; i < b.count; i++)
-                FUZZ_ASSERT(tpm2_digest_size(b.alg[i]), "bank of algorithm 0x%04x", b.alg[i]);
+                FUZZ_ASSERT(tpm_hash_size(b.alg[i]), "bank of algorithm 0x%04x", b.alg[i]);
         }
         break;
     }

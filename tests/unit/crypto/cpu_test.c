@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "crypto/cpu.h"
@@ -121,6 +122,34 @@ static void test_tcg_gets_the_portable_code(void **state)
            CRYPTO_IMPL_PORTABLE);
     expect(NULL, CRYPTO_IMPL_PORTABLE, CRYPTO_IMPL_PORTABLE, CRYPTO_IMPL_PORTABLE,
            CRYPTO_IMPL_PORTABLE);
+}
+
+/* The log line names the choice and why; a short buffer cuts it, terminated. */
+static void test_describe(void **state)
+{
+    const uint32_t avx2_bmi = CPUID7_EBX_AVX2 | CPUID7_EBX_BMI1 | CPUID7_EBX_BMI2;
+    struct cpu_features f;
+    char line[160], small[9];
+
+    (void)state;
+    f = enabled(SSE2_BITS, AVX_ECX, avx2_bmi | CPUID7_EBX_SHA | CPUID7_EBX_AVX512F,
+                XCR0_YMM | XCR0_AVX512);
+    crypto_describe(&f, line, sizeof(line));
+    assert_string_equal(line, "SIMD: sha1=sha-ni sha256=sha-ni sha512=avx2 poly1305=avx512");
+    f.tcg = true;
+    crypto_describe(&f, line, sizeof(line));
+    assert_string_equal(line, "portable code (QEMU TCG: SIMD is slower there): sha1=portable "
+                              "sha256=portable sha512=portable poly1305=portable");
+    f = enabled(CPUID1_EDX_FXSR | CPUID1_EDX_SSE, 0, 0, 0);
+    crypto_describe(&f, line, sizeof(line));
+    assert_string_equal(line, "portable code (no SIMD path this CPU can run): sha1=portable "
+                              "sha256=portable sha512=portable poly1305=portable");
+    crypto_describe(NULL, line, sizeof(line));
+    assert_string_equal(line, "portable code (no CPU features read): sha1=portable "
+                              "sha256=portable sha512=portable poly1305=portable");
+    memset(small, 'x', sizeof(small));
+    crypto_describe(NULL, small, sizeof(small));
+    assert_string_equal(small, "portable");
 }
 
 /* What CPUID reports before vtboot changes anything: no OSXSAVE, XCR0 unreadable. */
@@ -285,6 +314,7 @@ int main(void)
         cmocka_unit_test(test_choice_by_cpu_generation),
         cmocka_unit_test(test_what_the_os_enabled_counts),
         cmocka_unit_test(test_tcg_gets_the_portable_code),
+        cmocka_unit_test(test_describe),
         cmocka_unit_test(test_simd_plan),
         cmocka_unit_test(test_set_impl),
         cmocka_unit_test(test_host_features_match_cpuinfo),

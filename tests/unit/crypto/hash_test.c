@@ -55,8 +55,8 @@ static void test_sizes_and_names(void **state)
     (void)state;
     for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
         assert_true(hash_alg_supported(cases[i].alg));
-        assert_int_equal(hash_digest_size(cases[i].alg), cases[i].size);
-        assert_string_equal(hash_alg_name(cases[i].alg), cases[i].name);
+        assert_int_equal(tpm_hash_size(cases[i].alg), cases[i].size);
+        assert_string_equal(tpm_hash_name(cases[i].alg), cases[i].name);
     }
 }
 
@@ -69,8 +69,8 @@ static void test_unsupported_algs_fail_cleanly(void **state)
         struct hash_ctx ctx;
 
         assert_false(hash_alg_supported(alg));
-        assert_int_equal(hash_digest_size(alg), 0);
-        assert_null(hash_alg_name(alg));
+        assert_int_equal(tpm_hash_size(alg), 0);
+        assert_null(tpm_hash_name(alg));
         memset(&ctx, 0xa5, sizeof(ctx));
         assert_int_equal(hash_init(&ctx, alg), -1);
         memset(out, 0xa5, sizeof(out));
@@ -205,9 +205,9 @@ static void test_multi_matches_separate_hashes(void **state)
                 assert_int_equal(hash_multi(algs, n, p, len, outs), 0);
                 for (unsigned i = 0; i < n; i++) {
                     assert_int_equal(hash_buffer(algs[i], p, len, want), 0);
-                    if (memcmp(got[i], want, hash_digest_size(algs[i])))
+                    if (memcmp(got[i], want, tpm_hash_size(algs[i])))
                         fail_msg("hash_multi %s differs (mask %u, length %zu)",
-                                 hash_alg_name(algs[i]), mask, len);
+                                 tpm_hash_name(algs[i]), mask, len);
                     assert_int_equal(hash_init(&ctx[i], algs[i]), 0);
                 }
                 while (off < len) {
@@ -218,9 +218,9 @@ static void test_multi_matches_separate_hashes(void **state)
                 for (unsigned i = 0; i < n; i++) {
                     assert_int_equal(hash_buffer(algs[i], p, len, want), 0);
                     hash_final(&ctx[i], got[i]);
-                    if (memcmp(got[i], want, hash_digest_size(algs[i])))
+                    if (memcmp(got[i], want, tpm_hash_size(algs[i])))
                         fail_msg("hash_update_multi %s differs (mask %u, length %zu)",
-                                 hash_alg_name(algs[i]), mask, len);
+                                 tpm_hash_name(algs[i]), mask, len);
                 }
             }
         }
@@ -241,7 +241,7 @@ static void test_multi_edges(void **state)
     assert_int_equal(hash_multi(six, 6, text, sizeof(text) - 1, outs), 0);
     for (unsigned i = 0; i < 6; i++) {
         hash_buffer(six[i], text, sizeof(text) - 1, want);
-        assert_memory_equal(got[i], want, hash_digest_size(six[i]));
+        assert_memory_equal(got[i], want, tpm_hash_size(six[i]));
     }
     memset(got, 0xa5, sizeof(got));
     assert_int_equal(hash_multi(bad, 2, text, sizeof(text) - 1, outs), -1);

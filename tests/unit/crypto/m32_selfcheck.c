@@ -138,7 +138,7 @@ static void known_answers(void)
         hash_buffer(abc[i].alg, "abc", 3, got);
         checks++;
         if (memcmp(got, want, (size_t)n))
-            fail("known answer", hash_alg_name(abc[i].alg), "portable", 3);
+            fail("known answer", tpm_hash_name(abc[i].alg), "portable", 3);
     }
     /* RFC 8439 §2.5.2 */
     uint8_t key[32], tag[16];
@@ -211,7 +211,7 @@ static enum crypto_alg alg_of(int which)
 
 static const char *name_of(int which)
 {
-    return which < 4 ? hash_alg_name(hash_algs[which]) : "poly1305";
+    return which < 4 ? tpm_hash_name(hash_algs[which]) : "poly1305";
 }
 
 /* Compares path impl with the portable code on one input; size = output bytes. */

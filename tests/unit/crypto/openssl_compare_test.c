@@ -114,14 +114,14 @@ static void check_hash(uint16_t alg, const uint8_t *data, size_t len)
 {
     uint8_t want[EVP_MAX_MD_SIZE], got[HASH_MAX_DIGEST_SIZE];
     unsigned int wlen = 0;
-    size_t n = hash_digest_size(alg), off = 0;
+    size_t n = tpm_hash_size(alg), off = 0;
     struct hash_ctx ctx;
 
     assert_int_equal(EVP_Digest(data, len, want, &wlen, openssl_md(alg), NULL), 1);
     assert_int_equal(wlen, n);
     assert_int_equal(hash_buffer(alg, data, len, got), 0);
     if (memcmp(got, want, n))
-        fail_msg("%s (%s path) one-shot differs from OpenSSL at length %zu", hash_alg_name(alg),
+        fail_msg("%s (%s path) one-shot differs from OpenSSL at length %zu", tpm_hash_name(alg),
                  crypto_impl_name(crypto_current_impl(crypto_alg_of(alg))), len);
     assert_int_equal(hash_init(&ctx, alg), 0);
     while (off < len) {
@@ -131,7 +131,7 @@ static void check_hash(uint16_t alg, const uint8_t *data, size_t len)
     }
     hash_final(&ctx, got);
     if (memcmp(got, want, n))
-        fail_msg("%s (%s path) streamed differs from OpenSSL at length %zu", hash_alg_name(alg),
+        fail_msg("%s (%s path) streamed differs from OpenSSL at length %zu", tpm_hash_name(alg),
                  crypto_impl_name(crypto_current_impl(crypto_alg_of(alg))), len);
 }
 

@@ -9,9 +9,9 @@
 #include "openssl_ref.h"
 #include "tboot/measure.h"
 
-static const struct tpm_banks sha1_sha256 = { 2, { TPM2_ALG_SHA1, TPM2_ALG_SHA256 } };
-static const struct tpm_banks all_banks = { 4, { TPM2_ALG_SHA1, TPM2_ALG_SHA256,
-                                                 TPM2_ALG_SHA384, TPM2_ALG_SHA512 } };
+static const struct tpm_banks sha1_sha256 = { 2, { TPM_ALG_SHA1, TPM_ALG_SHA256 } };
+static const struct tpm_banks all_banks = { 4, { TPM_ALG_SHA1, TPM_ALG_SHA256,
+                                                 TPM_ALG_SHA384, TPM_ALG_SHA512 } };
 static struct tb_policy pol;
 static struct launch_measurements lm;
 
@@ -78,18 +78,18 @@ static void policy_default_da(void **state)
 {
     (void)state;
     tb_policy_default(&pol, PCR_MAP_DA);
-    const struct tpm_banks b = { 1, { TPM2_ALG_SHA256 } };
+    const struct tpm_banks b = { 1, { TPM_ALG_SHA256 } };
     struct tpm_digest_list d;
     measure_policy(&pol, &b, &d);
     assert_int_equal(d.count, 1);
-    assert_int_equal(d.d[0].alg, TPM2_ALG_SHA256);
+    assert_int_equal(d.d[0].alg, TPM_ALG_SHA256);
     assert_hex(d.d[0].bytes, 32, "71be5852a14eabefebf0df0e1acc5da291883b6d4c5ab20914ed987c1daf3f91");
     /* = sha256(01000000 || sha256(policy)) */
     uint8_t hp[32], buf[36], want[32];
-    ref_hash(TPM2_ALG_SHA256, pol.bytes, 36, hp);
+    ref_hash(TPM_ALG_SHA256, pol.bytes, 36, hp);
     memcpy(buf, "\x01\x00\x00\x00", 4);
     memcpy(buf + 4, hp, 32);
-    ref_hash(TPM2_ALG_SHA256, buf, 36, want);
+    ref_hash(TPM_ALG_SHA256, buf, 36, want);
     assert_memory_equal(d.d[0].bytes, want, 32);
     /* every bank, in the order given */
     measure_policy(&pol, &all_banks, &d);
@@ -114,9 +114,9 @@ static void policy_without_extend_pcr17(void **state)
     measure_policy(&pol, &all_banks, &d);
     assert_policy_list(&d, &all_banks, &pol);
     uint8_t zeros[4 + 64] = { 0 }, want[64];
-    ref_hash(TPM2_ALG_SHA1, zeros, 24, want);
+    ref_hash(TPM_ALG_SHA1, zeros, 24, want);
     assert_memory_equal(d.d[0].bytes, want, 20);
-    ref_hash(TPM2_ALG_SHA512, zeros, 68, want);
+    ref_hash(TPM_ALG_SHA512, zeros, 68, want);
     assert_memory_equal(d.d[3].bytes, want, 64);
     /* other control bits are measured as they are */
     static const uint8_t raw2[] = { 2, 2, 0x0c, 0x02, 0x01, 0, 0x80, 0, 0, 0, 0, 0 };
@@ -124,7 +124,7 @@ static void policy_without_extend_pcr17(void **state)
     assert_int_equal(pol.control, 0x80000102);
     measure_policy(&pol, &all_banks, &d);
     uint8_t buf[4 + 64] = { 0x02, 0x01, 0x00, 0x80 };
-    ref_hash(TPM2_ALG_SHA256, buf, 36, want);
+    ref_hash(TPM_ALG_SHA256, buf, 36, want);
     assert_memory_equal(d.d[1].bytes, want, 32);
 }
 
@@ -148,20 +148,20 @@ static void module_against_openssl(void **state)
         struct module_ref m = { c[k].cmdline, img, c[k].size };
         struct tpm_digest_list d;
         memset(&d, 0xa5, sizeof(d));
-        measure_module(&m, &all_banks, &d);
+        measure_module(&m, &all_banks, &d, NULL, 0);
         assert_module_list(&d, &all_banks, &m);
         /* a bank subset, another order: the same digests per algorithm */
-        const struct tpm_banks b = { 2, { TPM2_ALG_SHA512, TPM2_ALG_SHA1 } };
+        const struct tpm_banks b = { 2, { TPM_ALG_SHA512, TPM_ALG_SHA1 } };
         struct tpm_digest_list d2;
-        measure_module(&m, &b, &d2);
+        measure_module(&m, &b, &d2, NULL, 0);
         assert_memory_equal(d2.d[0].bytes, d.d[3].bytes, 64);
         assert_memory_equal(d2.d[1].bytes, d.d[0].bytes, 20);
     }
     /* the string is measured verbatim: the file name counts (as GRUB vs QEMU differ) */
     struct module_ref a = { "bzImage console=ttyS0", img, 100 }, b = { "console=ttyS0", img, 100 };
     struct tpm_digest_list da, db;
-    measure_module(&a, &sha1_sha256, &da);
-    measure_module(&b, &sha1_sha256, &db);
+    measure_module(&a, &sha1_sha256, &da, NULL, 0);
+    measure_module(&b, &sha1_sha256, &db, NULL, 0);
     assert_memory_not_equal(da.d[1].bytes, db.d[1].bytes, 32);
     assert_module_list(&db, &sha1_sha256, &b);
     free(img);
@@ -170,12 +170,12 @@ static void module_against_openssl(void **state)
 static void digest_of_lookup(void **state)
 {
     (void)state;
-    struct tpm_digest_list d = { 2, { { TPM2_ALG_SHA256, { 1 } }, { TPM2_ALG_SHA1, { 2 } } } };
-    assert_ptr_equal(digest_of(&d, TPM2_ALG_SHA256), d.d[0].bytes);
-    assert_ptr_equal(digest_of(&d, TPM2_ALG_SHA1), d.d[1].bytes);
-    assert_null(digest_of(&d, TPM2_ALG_SHA384));
+    struct tpm_digest_list d = { 2, { { TPM_ALG_SHA256, { 1 } }, { TPM_ALG_SHA1, { 2 } } } };
+    assert_ptr_equal(digest_of(&d, TPM_ALG_SHA256), d.d[0].bytes);
+    assert_ptr_equal(digest_of(&d, TPM_ALG_SHA1), d.d[1].bytes);
+    assert_null(digest_of(&d, TPM_ALG_SHA384));
     d.count = 1;
-    assert_null(digest_of(&d, TPM2_ALG_SHA1));
+    assert_null(digest_of(&d, TPM_ALG_SHA1));
 }
 
 /* ---- measure_launch ---- */
@@ -227,9 +227,9 @@ static void launch_default_da(void **state)
     assert_int_equal(lm.verdict[1], MODULE_ACCEPTED_ANY);
     /* the verification digests are in the policy's algorithm, SHA-256 */
     uint8_t want[64];
-    ref_module(TPM2_ALG_SHA256, &mods[0], want);
+    ref_module(TPM_ALG_SHA256, &mods[0], want);
     assert_memory_equal(lm.policy_digest[0], want, 32);
-    ref_module(TPM2_ALG_SHA256, &mods[1], want);
+    ref_module(TPM_ALG_SHA256, &mods[1], want);
     assert_memory_equal(lm.policy_digest[1], want, 32);
 
     /* three modules: 17, 18, 17, 17, 17 */
@@ -285,8 +285,8 @@ static void launch_verdicts(void **state)
 {
     (void)state;
     uint8_t h0[48], h1[48], wrong[48], raw[512];
-    ref_module(TPM2_ALG_SHA384, &mods[0], h0);
-    ref_module(TPM2_ALG_SHA384, &mods[1], h1);
+    ref_module(TPM_ALG_SHA384, &mods[0], h0);
+    ref_module(TPM_ALG_SHA384, &mods[1], h1);
     memcpy(wrong, h1, 48);
     wrong[0] ^= 0xff;
     size_t len;
@@ -303,7 +303,7 @@ static void launch_verdicts(void **state)
     assert_memory_equal(lm.policy_digest[0], h0, 48);
     assert_memory_equal(lm.policy_digest[1], h1, 48);
     uint8_t h2[48];
-    ref_module(TPM2_ALG_SHA384, &mods[2], h2);
+    ref_module(TPM_ALG_SHA384, &mods[2], h2);
     assert_memory_equal(lm.policy_digest[2], h2, 48);
     /* ... and extends only the banks: policy 17, 18; module 0 17 (entry: none); module 1 19
      * (extended though it does not match: what the verdict does is the caller's business);
@@ -315,7 +315,7 @@ static void launch_verdicts(void **state)
     assert_vl(3, 19, "vtboot: module 1: initrd.img");
     for (unsigned i = 0; i < 4; i++) {
         assert_int_equal(lm.vl.e[i].digests.count, 2);
-        assert_null(digest_of(&lm.vl.e[i].digests, TPM2_ALG_SHA384));
+        assert_null(digest_of(&lm.vl.e[i].digests, TPM_ALG_SHA384));
     }
     assert_policy_list(&lm.vl.e[0].digests, &sha1_sha256, &pol);
     assert_module_list(&lm.vl.e[2].digests, &sha1_sha256, &mods[0]);
@@ -329,7 +329,7 @@ static void launch_verdicts(void **state)
     assert_vl(2, 19, "vtboot: module 1: initrd.img");
 
     /* when SHA-384 is a bank, nothing is added for it */
-    const struct tpm_banks b = { 1, { TPM2_ALG_SHA384 } };
+    const struct tpm_banks b = { 1, { TPM_ALG_SHA384 } };
     assert_int_equal(measure_launch(&pol, &b, PCR_MAP_DA, mods, 2, &lm), 0);
     assert_int_equal(lm.vl.e[2].digests.count, 1);
     assert_memory_equal(lm.vl.e[2].digests.d[0].bytes, h0, 48);
@@ -384,8 +384,8 @@ static void launch_refusals(void **state)
     const struct tpm_banks none = { 0, { 0 } };
     assert_int_equal(measure_launch(&pol, &none, PCR_MAP_DA, mods, 1, &lm), -1);
     /* no room to add the policy's algorithm to a full bank list */
-    const struct tpm_banks full = { 4, { TPM2_ALG_SHA1, TPM2_ALG_SHA1, TPM2_ALG_SHA384,
-                                         TPM2_ALG_SHA512 } };
+    const struct tpm_banks full = { 4, { TPM_ALG_SHA1, TPM_ALG_SHA1, TPM_ALG_SHA384,
+                                         TPM_ALG_SHA512 } };
     assert_int_equal(measure_launch(&pol, &full, PCR_MAP_DA, mods, 1, &lm), -1);
     /* with its algorithm among them, a full list is fine */
     assert_int_equal(measure_launch(&pol, &all_banks, PCR_MAP_DA, mods, 1, &lm), 0);

@@ -170,12 +170,12 @@ static void polgen_halt_sha256(void **state)
     assert_int_equal(pol.size, 52);
     assert_memory_equal(pol.bytes, b, 52);
     assert_int_equal(pol.type, TB_POLTYPE_HALT);
-    assert_int_equal(pol.hash_alg, TPM2_ALG_SHA256);
+    assert_int_equal(pol.hash_alg, TPM_ALG_SHA256);
     assert_int_equal(pol.control, TB_POLCTL_EXTEND_PCR17);   /* tb_polgen's default */
     assert_int_equal(pol.nr_entries, 1);
     assert_entry(0, 0, TB_POL_PCR_NONE, TB_HTYPE_IMAGE, 0, 1, 12);
     uint8_t want[32];
-    module_hash(TPM2_ALG_SHA256, "x", image, 3, want);
+    module_hash(TPM_ALG_SHA256, "x", image, 3, want);
     assert_memory_equal(pol.entries[0].hashes, want, 32);
     /* (for /etc/hostname "vm\n", as in the example: the same bytes tb_polgen wrote there) */
     static const uint8_t vm[32] = { 0x43, 0x90, 0x92, 0x8d, 0x22, 0xb8, 0x5d, 0x69, 0x20, 0xaf,
@@ -206,7 +206,7 @@ static void polgen_nonfatal_sha1_any(void **state)
     assert_int_equal(tb_policy_parse(b, (uint32_t)len, &pol, err, sizeof(err)), 0);
     assert_int_equal(pol.size, 20);
     assert_int_equal(pol.type, TB_POLTYPE_CONT_NON_FATAL);
-    assert_int_equal(pol.hash_alg, TPM2_ALG_SHA1);
+    assert_int_equal(pol.hash_alg, TPM_ALG_SHA1);
     assert_int_equal(pol.nr_entries, 1);
     assert_entry(0, TB_POL_MOD_NUM_ANY, 19, TB_HTYPE_ANY, 0, 0, 12);
     /* any module, any digest */
@@ -246,15 +246,15 @@ static void polgen_continue_sha384_several(void **state)
     assert_int_equal(tb_policy_parse(b, (uint32_t)len, &pol, err, sizeof(err)), 0);
     assert_int_equal(pol.size, len);
     assert_int_equal(pol.type, TB_POLTYPE_CONT_VERIFY_FAIL);
-    assert_int_equal(pol.hash_alg, TPM2_ALG_SHA384);
+    assert_int_equal(pol.hash_alg, TPM_ALG_SHA384);
     assert_int_equal(pol.control, 0);
     assert_int_equal(pol.nr_entries, 3);
     assert_entry(0, 0, 18, TB_HTYPE_IMAGE, 0, 1, 12);
     assert_entry(1, 1, 19, TB_HTYPE_IMAGE, 0, 1, 12 + 56);
     assert_entry(2, TB_POL_MOD_NUM_ANY, TB_POL_PCR_NONE, TB_HTYPE_ANY, 0, 0, 12 + 112);
     uint8_t h0[48], h1[48];
-    module_hash(TPM2_ALG_SHA384, "vmlinuz root=/dev/vda1 ro", img1, sizeof(img1), h0);
-    module_hash(TPM2_ALG_SHA384, "", img2, sizeof(img2), h1);
+    module_hash(TPM_ALG_SHA384, "vmlinuz root=/dev/vda1 ro", img1, sizeof(img1), h0);
+    module_hash(TPM_ALG_SHA384, "", img2, sizeof(img2), h1);
     assert_memory_equal(pol.entries[0].hashes, h0, 48);
     assert_memory_equal(pol.entries[1].hashes, h1, 48);
     /* lookups: exact entries first, then the catch-all */
@@ -292,12 +292,12 @@ static void polgen_nonfatal_sha512_two_hashes(void **state)
     assert_int_equal(len, 12 + 8 + 2 * 64);
     assert_int_equal(tb_policy_parse(b, (uint32_t)len, &pol, err, sizeof(err)), 0);
     assert_int_equal(pol.size, len);
-    assert_int_equal(pol.hash_alg, TPM2_ALG_SHA512);
+    assert_int_equal(pol.hash_alg, TPM_ALG_SHA512);
     assert_int_equal(pol.nr_entries, 1);
     assert_entry(0, 2, 17, TB_HTYPE_IMAGE, 0, 2, 12);
     uint8_t h1[64], h2[64];
-    module_hash(TPM2_ALG_SHA512, "first", img, N, h1);
-    module_hash(TPM2_ALG_SHA512, "second", img, N, h2);
+    module_hash(TPM_ALG_SHA512, "first", img, N, h1);
+    module_hash(TPM_ALG_SHA512, "second", img, N, h2);
     assert_memory_equal(pol.entries[0].hashes, h1, 64);
     assert_memory_equal(pol.entries[0].hashes + 64, h2, 64);
     assert_ptr_equal(tb_policy_find(&pol, 2), &pol.entries[0]);
@@ -328,7 +328,7 @@ static void sha1_legacy_id_and_trailing_bytes(void **state)
     p.n += 100;
     assert_int_equal(parse(&p), 0);
     assert_int_equal(pol.size, size);
-    assert_int_equal(pol.hash_alg, TPM2_ALG_SHA1);
+    assert_int_equal(pol.hash_alg, TPM_ALG_SHA1);
     assert_int_equal(pol.bytes[2], 0x04);    /* measured after the coercion, as tboot does */
     assert_memory_equal(pol.bytes + 3, p.b + 3, size - 3);
     assert_int_equal(pol.bytes[size], 0);    /* the trailing bytes are not copied */
@@ -363,14 +363,14 @@ static void every_valid_field_value(void **state)
         for (unsigned c = 0; c < sizeof(pcrs); c++)
             for (uint8_t h = 0; h <= TB_HTYPE_IMAGE; h++) {
                 struct pb p;
-                pb_header(&p, 2, TB_POLTYPE_CONT_NON_FATAL, (uint8_t)TPM2_ALG_SHA256, 0, 1);
+                pb_header(&p, 2, TB_POLTYPE_CONT_NON_FATAL, (uint8_t)TPM_ALG_SHA256, 0, 1);
                 pb_entry(&p, mods[m], pcrs[c], h, 0x12345678, 0);
                 assert_int_equal(parse(&p), 0);
                 assert_entry(0, mods[m], pcrs[c], h, 0x12345678, 0, 12);
             }
     /* no entries at all */
     struct pb p;
-    pb_header(&p, 2, TB_POLTYPE_HALT, (uint8_t)TPM2_ALG_SHA512, 0xffffffffu, 0);
+    pb_header(&p, 2, TB_POLTYPE_HALT, (uint8_t)TPM_ALG_SHA512, 0xffffffffu, 0);
     assert_int_equal(parse(&p), 0);
     assert_int_equal(pol.size, 12);
     assert_int_equal(pol.nr_entries, 0);
@@ -521,7 +521,7 @@ static void default_policies(void **state)
     assert_hex(pol.bytes, pol.size,
                "02000b01000000000000000300ff00000000000081110000000000008316001000004000");
     assert_int_equal(pol.type, TB_POLTYPE_CONT_NON_FATAL);
-    assert_int_equal(pol.hash_alg, TPM2_ALG_SHA256);
+    assert_int_equal(pol.hash_alg, TPM_ALG_SHA256);
     assert_int_equal(pol.control, TB_POLCTL_EXTEND_PCR17);
     assert_int_equal(pol.nr_entries, 3);
     assert_entry(0, 0, TB_POL_PCR_NONE, TB_HTYPE_ANY, 0, 0, 12);

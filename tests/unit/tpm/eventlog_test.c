@@ -14,7 +14,7 @@
 static uint8_t mem[8192];
 static struct event_log log_;
 
-static const struct tpm_banks sha1_sha256 = { 2, { TPM2_ALG_SHA1, TPM2_ALG_SHA256 } };
+static const struct tpm_banks sha1_sha256 = { 2, { TPM_ALG_SHA1, TPM_ALG_SHA256 } };
 
 /* TCG_PCR_EVENT for the Spec ID event of banks {sha1, sha256}, and the event itself */
 static const uint8_t spec_id_sha1_sha256[] = {
@@ -64,8 +64,8 @@ static void spec_id_event_bytes(void **state)
 static void spec_id_all_banks(void **state)
 {
     (void)state;
-    const struct tpm_banks b = { 4, { TPM2_ALG_SHA256, TPM2_ALG_SHA1, TPM2_ALG_SHA512,
-                                      TPM2_ALG_SHA384 } };
+    const struct tpm_banks b = { 4, { TPM_ALG_SHA256, TPM_ALG_SHA1, TPM_ALG_SHA512,
+                                      TPM_ALG_SHA384 } };
     memset(mem, 0xcc, sizeof(mem));
     assert_int_equal(evlog_init(&log_, mem, sizeof(mem), &b), 0);
     assert_int_equal(log_.used, 32 + 28 + 4 * 4 + 1 + 7);
@@ -78,7 +78,7 @@ static void spec_id_all_banks(void **state)
     assert_memory_equal(mem + 77, "vtboot", 7);
     assert_int_equal(mem[84], 0xcc);
     /* one bank */
-    const struct tpm_banks one = { 1, { TPM2_ALG_SHA384 } };
+    const struct tpm_banks one = { 1, { TPM_ALG_SHA384 } };
     assert_int_equal(evlog_init(&log_, mem, sizeof(mem), &one), 0);
     assert_int_equal(log_.used, 72);
     assert_int_equal(get32(mem, 28), 40);
@@ -177,16 +177,16 @@ static void digests_must_match_banks(void **state)
     d.count = 1;
     assert_int_equal(evlog_append(&log_, 17, 0x501, &d, "x", 1), -1);
     d.count = 3;
-    d.d[2].alg = TPM2_ALG_SHA384;
+    d.d[2].alg = TPM_ALG_SHA384;
     assert_int_equal(evlog_append(&log_, 17, 0x501, &d, "x", 1), -1);
     /* the banks in another order */
     d = digests(&sha1_sha256, 0x11);
-    d.d[0].alg = TPM2_ALG_SHA256;
-    d.d[1].alg = TPM2_ALG_SHA1;
+    d.d[0].alg = TPM_ALG_SHA256;
+    d.d[1].alg = TPM_ALG_SHA1;
     assert_int_equal(evlog_append(&log_, 17, 0x501, &d, "x", 1), -1);
     /* another algorithm */
     d = digests(&sha1_sha256, 0x11);
-    d.d[1].alg = TPM2_ALG_SHA384;
+    d.d[1].alg = TPM_ALG_SHA384;
     assert_int_equal(evlog_append(&log_, 17, 0x501, &d, "x", 1), -1);
     assert_int_equal(log_.used, 76);
     assert_int_equal(mem[76], 0xcc);
@@ -233,7 +233,7 @@ static void tpm2_eventlog_replays(void **state)
         print_message("tpm2_eventlog (tpm2-tools) is not installed: skipping\n");
         skip();
     }
-    const struct tpm_banks b = { 3, { TPM2_ALG_SHA1, TPM2_ALG_SHA256, TPM2_ALG_SHA384 } };
+    const struct tpm_banks b = { 3, { TPM_ALG_SHA1, TPM_ALG_SHA256, TPM_ALG_SHA384 } };
     static const struct ev evs[] = {
         { 17, 0x404, "the MLE" },
         { 17, 0x501, "vtboot: policy control and policy hash" },
@@ -294,10 +294,10 @@ static void tpm2_eventlog_replays(void **state)
     for (unsigned i = 0; i < b.count; i++)
         for (unsigned j = 0; j < 3; j++) {
             char got[300], want[2 * TPM2_MAX_DIGEST + 1];
-            if (!find_pcr(run.out, tpm2_alg_name(b.alg[i]), pcrs[j], got, sizeof(got)))
-                fail_msg("no %s PCR %u in tpm2_eventlog's output:\n%s", tpm2_alg_name(b.alg[i]),
+            if (!find_pcr(run.out, tpm_hash_name(b.alg[i]), pcrs[j], got, sizeof(got)))
+                fail_msg("no %s PCR %u in tpm2_eventlog's output:\n%s", tpm_hash_name(b.alg[i]),
                          pcrs[j], run.out);
-            for (unsigned k = 0; k < tpm2_digest_size(b.alg[i]); k++)
+            for (unsigned k = 0; k < tpm_hash_size(b.alg[i]); k++)
                 sprintf(want + 2 * k, "%02X", model[pcrs[j]][i][k]);
             for (char *c = got; *c; c++)
                 *c = (char)(*c >= 'a' && *c <= 'f' ? *c - 32 : *c);

@@ -21,8 +21,8 @@ static struct swtpm_sim sim;
 static bool have_sim;
 static char why[256];
 static struct tpm2 tpm;
-static const struct tpm_banks all_banks = { 4, { TPM2_ALG_SHA1, TPM2_ALG_SHA256,
-                                                 TPM2_ALG_SHA384, TPM2_ALG_SHA512 } };
+static const struct tpm_banks all_banks = { 4, { TPM_ALG_SHA1, TPM_ALG_SHA256,
+                                                 TPM_ALG_SHA384, TPM_ALG_SHA512 } };
 static const unsigned pcr16_23[] = { 16, 23 };
 
 /* what the round trip sealed, for the tests after it */
@@ -159,7 +159,7 @@ static unsigned read_values(uint16_t bank, uint8_t *values)
 {
     struct tpm_banks one = { 1, { bank } };
     struct tpm_digest_list d;
-    unsigned n = tpm2_digest_size(bank), bi = 0;
+    unsigned n = tpm_hash_size(bank), bi = 0;
     while (all_banks.alg[bi] != bank)
         bi++;
     assert_int_equal(tpm2_pcr_read(&tpm, 16, &one, &d), 0);
@@ -186,24 +186,24 @@ static void trial_session_digest(void **state)
         trial_policy_pcr(bank, "000081", want);
         tpm2_policy_pcr_digest(bank, pcr16_23, 2, values, got);
         if (memcmp(got, want, 32))
-            fail_msg("%s: the policy digest differs from the TPM's", tpm2_alg_name(bank));
+            fail_msg("%s: the policy digest differs from the TPM's", tpm_hash_name(bank));
     }
     /* PCR 17 and 18, what vtboot seals to, as they are without a launch (all ones) */
     static const unsigned pcr17_18[] = { 17, 18 };
     memset(values, 0xff, sizeof(values));
-    trial_policy_pcr(TPM2_ALG_SHA256, "000006", want);
-    tpm2_policy_pcr_digest(TPM2_ALG_SHA256, pcr17_18, 2, values, got);
+    trial_policy_pcr(TPM_ALG_SHA256, "000006", want);
+    tpm2_policy_pcr_digest(TPM_ALG_SHA256, pcr17_18, 2, values, got);
     assert_memory_equal(got, want, 32);
     /* one PCR alone */
-    read_values(TPM2_ALG_SHA256, values);
-    trial_policy_pcr(TPM2_ALG_SHA256, "000001", want);
-    tpm2_policy_pcr_digest(TPM2_ALG_SHA256, pcr16_23, 1, values, got);
+    read_values(TPM_ALG_SHA256, values);
+    trial_policy_pcr(TPM_ALG_SHA256, "000001", want);
+    tpm2_policy_pcr_digest(TPM_ALG_SHA256, pcr16_23, 1, values, got);
     assert_memory_equal(got, want, 32);
     /* PCR 0, 7 and 8 (all zero here): bits in the other two bytes */
     static const unsigned pcr0_7_8[] = { 0, 7, 8 };
     static const uint8_t zeros[3 * 32];
-    trial_policy_pcr(TPM2_ALG_SHA256, "810100", want);
-    tpm2_policy_pcr_digest(TPM2_ALG_SHA256, pcr0_7_8, 3, zeros, got);
+    trial_policy_pcr(TPM_ALG_SHA256, "810100", want);
+    tpm2_policy_pcr_digest(TPM_ALG_SHA256, pcr0_7_8, 3, zeros, got);
     assert_memory_equal(got, want, 32);
 }
 
@@ -217,12 +217,12 @@ static void policy_pcr_on_a_trial_session(void **state)
     raw("8001 SZ 00000176 40000007 40000007 0010 00000000000000000000000000000000 0000 03 0010"
         "000b", rsp, sizeof(rsp));
     uint32_t session = be32(rsp + 10);
-    assert_int_equal(tpm2_policy_pcr(&tpm, session, TPM2_ALG_SHA256, pcr16_23, 2), 0);
+    assert_int_equal(tpm2_policy_pcr(&tpm, session, TPM_ALG_SHA256, pcr16_23, 2), 0);
     char cmd[64];
     snprintf(cmd, sizeof(cmd), "8001 SZ 00000189 %08x", session);
     raw(cmd, rsp, sizeof(rsp));
-    read_values(TPM2_ALG_SHA256, values);
-    tpm2_policy_pcr_digest(TPM2_ALG_SHA256, pcr16_23, 2, values, got);
+    read_values(TPM_ALG_SHA256, values);
+    tpm2_policy_pcr_digest(TPM_ALG_SHA256, pcr16_23, 2, values, got);
     assert_memory_equal(rsp + 12, got, 32);
     assert_int_equal(tpm2_flush_context(&tpm, session), 0);
 }
@@ -233,7 +233,7 @@ static void policy_pcr_on_a_trial_session(void **state)
 static int unseal_with_policy(uint32_t item, uint8_t *out, uint16_t *len, uint32_t *session)
 {
     assert_int_equal(tpm2_start_policy_session(&tpm, session), 0);
-    assert_int_equal(tpm2_policy_pcr(&tpm, *session, TPM2_ALG_SHA256, pcr16_23, 2), 0);
+    assert_int_equal(tpm2_policy_pcr(&tpm, *session, TPM_ALG_SHA256, pcr16_23, 2), 0);
     return tpm2_unseal(&tpm, item, *session, out, TPM2_SEAL_MAX, len);
 }
 
@@ -246,8 +246,8 @@ static void seal_round_trip(void **state)
     uint16_t len = 0;
     for (unsigned i = 0; i < sizeof(secret); i++)
         secret[i] = (uint8_t)(i * 29 + 3);
-    read_values(TPM2_ALG_SHA256, values);
-    tpm2_policy_pcr_digest(TPM2_ALG_SHA256, pcr16_23, 2, values, policy);
+    read_values(TPM_ALG_SHA256, values);
+    tpm2_policy_pcr_digest(TPM_ALG_SHA256, pcr16_23, 2, values, policy);
 
     assert_int_equal(tpm2_create_storage_primary(&tpm, &primary), 0);
     assert_int_equal(primary >> 24, 0x80);       /* a transient object */
@@ -286,7 +286,7 @@ static void seal_round_trip(void **state)
     assert_int_equal(tpm2_flush_context(&tpm, session), 0);
     /* nor with the right PCRs of another bank */
     assert_int_equal(tpm2_start_policy_session(&tpm, &session), 0);
-    assert_int_equal(tpm2_policy_pcr(&tpm, session, TPM2_ALG_SHA1, pcr16_23, 2), 0);
+    assert_int_equal(tpm2_policy_pcr(&tpm, session, TPM_ALG_SHA1, pcr16_23, 2), 0);
     assert_int_equal(tpm2_unseal(&tpm, item, session, out, sizeof(out), &len),
                      TPM2_RC_POLICY_FAIL);
     assert_int_equal(tpm2_flush_context(&tpm, session), 0);
@@ -335,14 +335,14 @@ static void pcr_change_after_policy_pcr(void **state)
     uint16_t len = 0;
     static struct tpm2_sealed now;
     assert_int_equal(tpm2_create_storage_primary(&tpm, &primary), 0);
-    read_values(TPM2_ALG_SHA256, values);
-    tpm2_policy_pcr_digest(TPM2_ALG_SHA256, pcr16_23, 2, values, policy);
+    read_values(TPM_ALG_SHA256, values);
+    tpm2_policy_pcr_digest(TPM_ALG_SHA256, pcr16_23, 2, values, policy);
     assert_int_equal(tpm2_seal(&tpm, primary, policy, "now", 3, &now), 0);
     assert_int_equal(tpm2_load(&tpm, primary, &now, &item), 0);
     /* PCR 16 and 21-23 do not count (PC Client "no increment" PCRs, as libtpms has them):
      * PCR 23 extended in between goes unnoticed ... */
     assert_int_equal(tpm2_start_policy_session(&tpm, &session), 0);
-    assert_int_equal(tpm2_policy_pcr(&tpm, session, TPM2_ALG_SHA256, pcr16_23, 2), 0);
+    assert_int_equal(tpm2_policy_pcr(&tpm, session, TPM_ALG_SHA256, pcr16_23, 2), 0);
     extend(23, "vtboot seal test: PCR 23, in between", model23);
     assert_int_equal(tpm2_unseal(&tpm, item, session, out, sizeof(out), &len), 0);
     assert_int_equal(len, 3);
@@ -352,13 +352,13 @@ static void pcr_change_after_policy_pcr(void **state)
      * format zero, no session number) */
     static uint8_t model8[TPM_MAX_BANKS][TPM2_MAX_DIGEST];
     uint8_t v[64];
-    read_values(TPM2_ALG_SHA256, v);
-    tpm2_policy_pcr_digest(TPM2_ALG_SHA256, pcr16_23, 2, v, policy);
+    read_values(TPM_ALG_SHA256, v);
+    tpm2_policy_pcr_digest(TPM_ALG_SHA256, pcr16_23, 2, v, policy);
     assert_int_equal(tpm2_seal(&tpm, primary, policy, "now", 3, &now), 0);
     uint32_t item2;
     assert_int_equal(tpm2_load(&tpm, primary, &now, &item2), 0);
     assert_int_equal(tpm2_start_policy_session(&tpm, &session), 0);
-    assert_int_equal(tpm2_policy_pcr(&tpm, session, TPM2_ALG_SHA256, pcr16_23, 2), 0);
+    assert_int_equal(tpm2_policy_pcr(&tpm, session, TPM_ALG_SHA256, pcr16_23, 2), 0);
     extend(8, "vtboot seal test: PCR 8", model8);
     assert_int_equal(tpm2_unseal(&tpm, item2, session, out, sizeof(out), &len), 0x128);
     assert_int_equal(tpm2_flush_context(&tpm, session), 0);
@@ -439,7 +439,7 @@ static void power_cycle_keeps_the_owner_seed(void **state)
     /* PCR 16 and 23 are back to zero; the primary comes back the same from the owner seed,
      * and the blob made under the first one loads under it */
     uint8_t values[64];
-    struct tpm_banks one = { 1, { TPM2_ALG_SHA256 } };
+    struct tpm_banks one = { 1, { TPM_ALG_SHA256 } };
     struct tpm_digest_list d;
     assert_int_equal(tpm2_pcr_read(&tpm, 16, &one, &d), 0);
     static const uint8_t zeros[32];
@@ -451,7 +451,7 @@ static void power_cycle_keeps_the_owner_seed(void **state)
     assert_int_equal(tpm2_flush_context(&tpm, session), 0);
     /* ... but once the same measurements are extended again */
     set_pcrs();
-    read_values(TPM2_ALG_SHA256, values);
+    read_values(TPM_ALG_SHA256, values);
     memset(out, 0, sizeof(out));
     assert_int_equal(unseal_with_policy(item, out, &len, &session), 0);
     assert_int_equal(len, sizeof(secret));

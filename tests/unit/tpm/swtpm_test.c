@@ -95,10 +95,10 @@ static void pcr_banks(void **state)
     assert_int_equal(tpm2_get_pcr_banks(&tpm, &banks), 0);
     /* swtpm's default allocation (no swtpm_setup): every bank it has, all 24 PCRs */
     assert_int_equal(banks.count, 4);
-    assert_int_equal(banks.alg[0], TPM2_ALG_SHA1);
-    assert_int_equal(banks.alg[1], TPM2_ALG_SHA256);
-    assert_int_equal(banks.alg[2], TPM2_ALG_SHA384);
-    assert_int_equal(banks.alg[3], TPM2_ALG_SHA512);
+    assert_int_equal(banks.alg[0], TPM_ALG_SHA1);
+    assert_int_equal(banks.alg[1], TPM_ALG_SHA256);
+    assert_int_equal(banks.alg[2], TPM_ALG_SHA384);
+    assert_int_equal(banks.alg[3], TPM_ALG_SHA512);
 }
 
 static void assert_pcr_all(const struct tpm_digest_list *d, uint8_t v)
@@ -106,9 +106,9 @@ static void assert_pcr_all(const struct tpm_digest_list *d, uint8_t v)
     assert_int_equal(d->count, banks.count);
     for (unsigned i = 0; i < d->count; i++) {
         assert_int_equal(d->d[i].alg, banks.alg[i]);
-        for (unsigned b = 0; b < tpm2_digest_size(banks.alg[i]); b++)
+        for (unsigned b = 0; b < tpm_hash_size(banks.alg[i]); b++)
             if (d->d[i].bytes[b] != v)
-                fail_msg("bank %s byte %u is 0x%02x, want 0x%02x", tpm2_alg_name(banks.alg[i]),
+                fail_msg("bank %s byte %u is 0x%02x, want 0x%02x", tpm_hash_name(banks.alg[i]),
                          b, d->d[i].bytes[b], v);
     }
 }
@@ -130,10 +130,10 @@ static void pcr_read_initial(void **state)
         assert_pcr_all(&d, 0xff);
     }
     /* one bank alone */
-    struct tpm_banks one = { 1, { TPM2_ALG_SHA384 } };
+    struct tpm_banks one = { 1, { TPM_ALG_SHA384 } };
     assert_int_equal(tpm2_pcr_read(&tpm, 18, &one, &d), 0);
     assert_int_equal(d.count, 1);
-    assert_int_equal(d.d[0].alg, TPM2_ALG_SHA384);
+    assert_int_equal(d.d[0].alg, TPM_ALG_SHA384);
     assert_int_equal(d.d[0].bytes[47], 0xff);
 }
 
@@ -161,21 +161,21 @@ static void pcr_extend_and_read_back(void **state)
         assert_int_equal(tpm2_pcr_read(&tpm, 16, &banks, &got), 0);
         assert_int_equal(got.count, banks.count);
         for (unsigned i = 0; i < banks.count; i++)
-            assert_memory_equal(got.d[i].bytes, model16[i], tpm2_digest_size(banks.alg[i]));
+            assert_memory_equal(got.d[i].bytes, model16[i], tpm_hash_size(banks.alg[i]));
     }
     struct tpm_digest_list got;
     assert_int_equal(tpm2_pcr_read(&tpm, 23, &banks, &got), 0);
     for (unsigned i = 0; i < banks.count; i++)
-        assert_memory_equal(got.d[i].bytes, model23[i], tpm2_digest_size(banks.alg[i]));
+        assert_memory_equal(got.d[i].bytes, model23[i], tpm_hash_size(banks.alg[i]));
 
     /* an extend of one bank only changes that bank */
-    struct tpm_digest_list one = { 1, { { TPM2_ALG_SHA256, { 0 } } } };
+    struct tpm_digest_list one = { 1, { { TPM_ALG_SHA256, { 0 } } } };
     memset(one.d[0].bytes, 0x5a, 32);
     assert_int_equal(tpm2_pcr_extend(&tpm, 16, &one), 0);
-    ref_extend(TPM2_ALG_SHA256, model16[1], one.d[0].bytes);
+    ref_extend(TPM_ALG_SHA256, model16[1], one.d[0].bytes);
     assert_int_equal(tpm2_pcr_read(&tpm, 16, &banks, &got), 0);
     for (unsigned i = 0; i < banks.count; i++)
-        assert_memory_equal(got.d[i].bytes, model16[i], tpm2_digest_size(banks.alg[i]));
+        assert_memory_equal(got.d[i].bytes, model16[i], tpm_hash_size(banks.alg[i]));
 }
 
 static void pcr_extend_locality(void **state)
@@ -183,7 +183,7 @@ static void pcr_extend_locality(void **state)
     (void)state;
     need_tpm();
     /* PCR 17-22 are not extendable from locality 0: that is what makes D-RTM PCRs trustworthy */
-    struct tpm_digest_list d = { 1, { { TPM2_ALG_SHA256, { 0 } } } };
+    struct tpm_digest_list d = { 1, { { TPM_ALG_SHA256, { 0 } } } };
     assert_int_equal(tpm2_pcr_extend(&tpm, 17, &d), TPM2_RC_LOCALITY);
     assert_contains(tpm.err, "TPM2_PCR_Extend: TPM returned 0x907");
     struct tpm_digest_list got;
@@ -275,7 +275,7 @@ static void nv_policy_from_tb_polgen(void **state)
     assert_int_equal(p.size, pol_len);
     assert_memory_equal(p.bytes, pol_bytes, pol_len);
     assert_int_equal(p.type, TB_POLTYPE_HALT);
-    assert_int_equal(p.hash_alg, TPM2_ALG_SHA256);
+    assert_int_equal(p.hash_alg, TPM_ALG_SHA256);
     assert_int_equal(p.control, TB_POLCTL_EXTEND_PCR17);
     assert_int_equal(p.nr_entries, 1);
     assert_int_equal(p.entries[0].mod_num, 0);
@@ -285,9 +285,9 @@ static void nv_policy_from_tb_polgen(void **state)
     assert_int_equal(p.entries[0].num_hashes, 1);
     /* the module hash tboot computes: H(H(cmdline) || H(image)) */
     uint8_t hc[32], hi[32], want[32];
-    ref_hash(TPM2_ALG_SHA256, "x", 1, hc);
-    ref_hash(TPM2_ALG_SHA256, image, strlen(image), hi);
-    ref_hash2(TPM2_ALG_SHA256, hc, 32, hi, 32, want);
+    ref_hash(TPM_ALG_SHA256, "x", 1, hc);
+    ref_hash(TPM_ALG_SHA256, image, strlen(image), hi);
+    ref_hash2(TPM_ALG_SHA256, hc, 32, hi, 32, want);
     assert_memory_equal(p.entries[0].hashes, want, 32);
     assert_true(tb_policy_entry_accepts(&p, &p.entries[0], want));
     free(nv);

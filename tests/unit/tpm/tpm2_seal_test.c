@@ -128,10 +128,10 @@ static void ref_policy_pcr(uint16_t bank, const uint8_t sel[3], const uint8_t *v
     buf[n++] = sel[0];
     buf[n++] = sel[1];
     buf[n++] = sel[2];
-    ref_hash(TPM2_ALG_SHA256, values, values_len, buf + n);
+    ref_hash(TPM_ALG_SHA256, values, values_len, buf + n);
     n += 32;
     assert_int_equal(n, sizeof(buf));
-    ref_hash(TPM2_ALG_SHA256, buf, n, out);
+    ref_hash(TPM_ALG_SHA256, buf, n, out);
 }
 
 static void assert_hex(const uint8_t *b, size_t n, const char *hex)
@@ -151,8 +151,8 @@ static void policy_digest_pcr17_18(void **state)
     uint8_t values[64], got[32], want[32];
     /* as they are before any launch (all ones) ... */
     memset(values, 0xff, sizeof(values));
-    tpm2_policy_pcr_digest(TPM2_ALG_SHA256, pcrs, 2, values, got);
-    ref_policy_pcr(TPM2_ALG_SHA256, sel, values, 64, want);
+    tpm2_policy_pcr_digest(TPM_ALG_SHA256, pcrs, 2, values, got);
+    ref_policy_pcr(TPM_ALG_SHA256, sel, values, 64, want);
     assert_memory_equal(got, want, 32);
     /* and what tpm2-tools 5.4 computes for them: `tpm2_createpolicy --policy-pcr
      * -l sha256:17,18` on a fresh swtpm (a trial session) */
@@ -170,15 +170,15 @@ static void policy_digest_values_and_banks(void **state)
         unsigned n, pcrs[3];
         uint8_t sel[3];
     } c[] = {
-        { TPM2_ALG_SHA256, 2, { 17, 18 }, { 0x00, 0x00, 0x06 } },
-        { TPM2_ALG_SHA256, 2, { 16, 23 }, { 0x00, 0x00, 0x81 } },
-        { TPM2_ALG_SHA256, 1, { 0 }, { 0x01, 0x00, 0x00 } },
-        { TPM2_ALG_SHA256, 3, { 0, 7, 8 }, { 0x81, 0x01, 0x00 } },
+        { TPM_ALG_SHA256, 2, { 17, 18 }, { 0x00, 0x00, 0x06 } },
+        { TPM_ALG_SHA256, 2, { 16, 23 }, { 0x00, 0x00, 0x81 } },
+        { TPM_ALG_SHA256, 1, { 0 }, { 0x01, 0x00, 0x00 } },
+        { TPM_ALG_SHA256, 3, { 0, 7, 8 }, { 0x81, 0x01, 0x00 } },
         /* other banks: the values have the bank's size, the digest stays SHA-256 (the
          * session's hash) */
-        { TPM2_ALG_SHA1, 2, { 17, 18 }, { 0x00, 0x00, 0x06 } },
-        { TPM2_ALG_SHA384, 2, { 17, 18 }, { 0x00, 0x00, 0x06 } },
-        { TPM2_ALG_SHA512, 3, { 15, 16, 17 }, { 0x00, 0x80, 0x03 } },
+        { TPM_ALG_SHA1, 2, { 17, 18 }, { 0x00, 0x00, 0x06 } },
+        { TPM_ALG_SHA384, 2, { 17, 18 }, { 0x00, 0x00, 0x06 } },
+        { TPM_ALG_SHA512, 3, { 15, 16, 17 }, { 0x00, 0x80, 0x03 } },
     };
     for (unsigned i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
         size_t len = c[i].n * ref_digest_size(c[i].bank);
@@ -191,21 +191,21 @@ static void policy_digest_values_and_banks(void **state)
     /* every value byte counts, and the order of the values does */
     uint8_t a[32], b[32];
     static const unsigned two[] = { 17, 18 };
-    tpm2_policy_pcr_digest(TPM2_ALG_SHA256, two, 2, values, a);
+    tpm2_policy_pcr_digest(TPM_ALG_SHA256, two, 2, values, a);
     values[63] ^= 1;
-    tpm2_policy_pcr_digest(TPM2_ALG_SHA256, two, 2, values, b);
+    tpm2_policy_pcr_digest(TPM_ALG_SHA256, two, 2, values, b);
     assert_memory_not_equal(a, b, 32);
     values[63] ^= 1;
     uint8_t swapped[64];
     memcpy(swapped, values + 32, 32);
     memcpy(swapped + 32, values, 32);
-    tpm2_policy_pcr_digest(TPM2_ALG_SHA256, two, 2, swapped, b);
+    tpm2_policy_pcr_digest(TPM_ALG_SHA256, two, 2, swapped, b);
     assert_memory_not_equal(a, b, 32);
     /* the bank is part of the digest even when the values are the same bytes */
     uint8_t s384[32];
-    tpm2_policy_pcr_digest(TPM2_ALG_SHA1, (const unsigned[]){ 17 }, 1, values, a);
-    tpm2_policy_pcr_digest(TPM2_ALG_SHA256, (const unsigned[]){ 17 }, 1, values, b);
-    tpm2_policy_pcr_digest(TPM2_ALG_SHA384, (const unsigned[]){ 17 }, 1, values, s384);
+    tpm2_policy_pcr_digest(TPM_ALG_SHA1, (const unsigned[]){ 17 }, 1, values, a);
+    tpm2_policy_pcr_digest(TPM_ALG_SHA256, (const unsigned[]){ 17 }, 1, values, b);
+    tpm2_policy_pcr_digest(TPM_ALG_SHA384, (const unsigned[]){ 17 }, 1, values, s384);
     assert_memory_not_equal(a, b, 32);
     assert_memory_not_equal(b, s384, 32);
 }
@@ -663,16 +663,16 @@ static void policy_pcr_exact(void **state)
 {
     (void)state;
     static const unsigned p1718[] = { 17, 18 }, p1623[] = { 16, 23 }, p078[] = { 0, 7, 8 };
-    fake_tpm_expect(policy_pcr_cmd(0x03000000, TPM2_ALG_SHA256, "000006"), OK_HDR);
-    assert_int_equal(tpm2_policy_pcr(&tpm, 0x03000000, TPM2_ALG_SHA256, p1718, 2), 0);
+    fake_tpm_expect(policy_pcr_cmd(0x03000000, TPM_ALG_SHA256, "000006"), OK_HDR);
+    assert_int_equal(tpm2_policy_pcr(&tpm, 0x03000000, TPM_ALG_SHA256, p1718, 2), 0);
     FAKE_TPM_DONE();
     fake_tpm_reset(&tpm);
-    fake_tpm_expect(policy_pcr_cmd(0x03000001, TPM2_ALG_SHA1, "000081"), OK_HDR);
-    assert_int_equal(tpm2_policy_pcr(&tpm, 0x03000001, TPM2_ALG_SHA1, p1623, 2), 0);
+    fake_tpm_expect(policy_pcr_cmd(0x03000001, TPM_ALG_SHA1, "000081"), OK_HDR);
+    assert_int_equal(tpm2_policy_pcr(&tpm, 0x03000001, TPM_ALG_SHA1, p1623, 2), 0);
     FAKE_TPM_DONE();
     fake_tpm_reset(&tpm);
-    fake_tpm_expect(policy_pcr_cmd(0x03000000, TPM2_ALG_SHA384, "810100"), OK_HDR);
-    assert_int_equal(tpm2_policy_pcr(&tpm, 0x03000000, TPM2_ALG_SHA384, p078, 3), 0);
+    fake_tpm_expect(policy_pcr_cmd(0x03000000, TPM_ALG_SHA384, "810100"), OK_HDR);
+    assert_int_equal(tpm2_policy_pcr(&tpm, 0x03000000, TPM_ALG_SHA384, p078, 3), 0);
     FAKE_TPM_DONE();
 }
 
@@ -680,18 +680,18 @@ static void policy_pcr_bad(void **state)
 {
     (void)state;
     static const unsigned p1718[] = { 17, 18 };
-    const char *cmd = policy_pcr_cmd(0x03000000, TPM2_ALG_SHA256, "000006");
+    const char *cmd = policy_pcr_cmd(0x03000000, TPM_ALG_SHA256, "000006");
     fake_tpm_expect(cmd, OK_HDR "00");
-    expect_fail_msg(tpm2_policy_pcr(&tpm, 0x03000000, TPM2_ALG_SHA256, p1718, 2),
+    expect_fail_msg(tpm2_policy_pcr(&tpm, 0x03000000, TPM_ALG_SHA256, p1718, 2),
                     "TPM2_PolicyPCR: 1 unexpected bytes after the response parameters");
     fake_tpm_reset(&tpm);
     fake_tpm_expect(cmd, "8002 SZ 00000000 00000000 0000 01 0000");
-    expect_fail_msg(tpm2_policy_pcr(&tpm, 0x03000000, TPM2_ALG_SHA256, p1718, 2),
+    expect_fail_msg(tpm2_policy_pcr(&tpm, 0x03000000, TPM_ALG_SHA256, p1718, 2),
                     "TPM2_PolicyPCR: response tag 0x8002 for command tag 0x8001");
     /* a bank the TPM does not have: TPM_RC_HASH for parameter 2 */
     fake_tpm_reset(&tpm);
     fake_tpm_expect(cmd, "8001 SZ 000002c3");
-    assert_int_equal(tpm2_policy_pcr(&tpm, 0x03000000, TPM2_ALG_SHA256, p1718, 2), 0x2c3);
+    assert_int_equal(tpm2_policy_pcr(&tpm, 0x03000000, TPM_ALG_SHA256, p1718, 2), 0x2c3);
     assert_string_equal(tpm.err, "TPM2_PolicyPCR: TPM returned 0x2c3");
     FAKE_TPM_DONE();
 }
@@ -701,21 +701,21 @@ static void policy_pcr_out_of_range(void **state)
     (void)state;
     /* there is no PCR 24 (or 255) to select: refused, never written past the 3-byte bitmap */
     static const unsigned p24[] = { 17, 24 }, p255[] = { 255 };
-    expect_fail_msg(tpm2_policy_pcr(&tpm, 0x03000000, TPM2_ALG_SHA256, p24, 2),
+    expect_fail_msg(tpm2_policy_pcr(&tpm, 0x03000000, TPM_ALG_SHA256, p24, 2),
                     "TPM2_PolicyPCR: no PCR 24");
-    expect_fail_msg(tpm2_policy_pcr(&tpm, 0x03000000, TPM2_ALG_SHA256, p255, 1),
+    expect_fail_msg(tpm2_policy_pcr(&tpm, 0x03000000, TPM_ALG_SHA256, p255, 1),
                     "TPM2_PolicyPCR: no PCR 255");
     /* nothing selected would bind the secret to nothing */
-    expect_fail_msg(tpm2_policy_pcr(&tpm, 0x03000000, TPM2_ALG_SHA256, p24, 0),
+    expect_fail_msg(tpm2_policy_pcr(&tpm, 0x03000000, TPM_ALG_SHA256, p24, 0),
                     "TPM2_PolicyPCR: no PCRs selected");
     assert_int_equal(fake_tpm_calls(), 0);
     /* the digest function leaves such PCRs out of the selection instead of overrunning */
     uint8_t values[64] = { 0 }, got[32], want[32];
     static const unsigned p17[] = { 17 };
-    tpm2_policy_pcr_digest(TPM2_ALG_SHA256, p255, 1, values, got);
-    ref_policy_pcr(TPM2_ALG_SHA256, (const uint8_t[3]){ 0, 0, 0 }, values, 32, want);
+    tpm2_policy_pcr_digest(TPM_ALG_SHA256, p255, 1, values, got);
+    ref_policy_pcr(TPM_ALG_SHA256, (const uint8_t[3]){ 0, 0, 0 }, values, 32, want);
     assert_memory_equal(got, want, 32);
-    tpm2_policy_pcr_digest(TPM2_ALG_SHA256, p17, 1, values, got);
+    tpm2_policy_pcr_digest(TPM_ALG_SHA256, p17, 1, values, got);
     assert_memory_not_equal(got, want, 32);
 }
 
@@ -880,7 +880,7 @@ static void transport_failure(void **state)
     assert_int_equal(tpm2_seal(&tpm, 0x80000000, policy, "x", 1, &s), -1);
     assert_int_equal(tpm2_load(&tpm, 0x80000000, &s, &h), -1);
     assert_int_equal(tpm2_start_policy_session(&tpm, &h), -1);
-    assert_int_equal(tpm2_policy_pcr(&tpm, 0x03000000, TPM2_ALG_SHA256, pcrs, 2), -1);
+    assert_int_equal(tpm2_policy_pcr(&tpm, 0x03000000, TPM_ALG_SHA256, pcrs, 2), -1);
     assert_int_equal(tpm2_unseal(&tpm, 0x80000001, 0x03000000, out, sizeof(out), &len), -1);
     assert_int_equal(tpm2_flush_context(&tpm, 0x80000000), -1);
     assert_string_equal(tpm.err, "TIS: no answer");
