@@ -8,7 +8,6 @@ guest outside anything measured (the launcher's page, an ivshmem device: host/li
 so PCRs 17-19 are the same on every attested boot of the same files."""
 
 import gzip
-import hashlib
 import json
 import os
 import shutil

@@ -10,7 +10,6 @@ import gzip
 import hashlib
 import os
 import re
-import shutil
 import subprocess
 import tempfile
 from unittest import mock

@@ -3,8 +3,6 @@
 QEMU's multiboot1 loader and through GRUB, and refuses bad input with a clean halt."""
 
 import os
-import shutil
-import subprocess
 import tempfile
 
 import pytest
@@ -89,24 +87,7 @@ def test_multiboot1_grub():
 
 def distribution_kernel():
     """Debian's own cloud kernel (relocatable, KASLR, modular), fetched once into the cache."""
-    cache = os.path.join(os.environ.get("VTBOOT_CACHE",
-                                        os.path.expanduser("~/.cache/vtboot")), "distro-kernel")
-    vmlinuz = os.path.join(cache, "vmlinuz")
-    if os.path.exists(vmlinuz):
-        return vmlinuz
-    os.makedirs(cache, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=cache) as tmp:
-        dep = subprocess.run(["apt-cache", "depends", "linux-image-cloud-amd64"], check=True,
-                             capture_output=True, text=True).stdout
-        pkg = [l.split()[-1] for l in dep.splitlines() if "Depends: linux-image-" in l][0]
-        subprocess.run(["apt-get", "download", pkg], cwd=tmp, check=True, capture_output=True)
-        deb = [f for f in os.listdir(tmp) if f.endswith(".deb")][0]
-        subprocess.run(["dpkg-deb", "-x", deb, "x"], cwd=tmp, check=True)
-        boot_dir = os.path.join(tmp, "x", "boot")
-        image = [f for f in os.listdir(boot_dir) if f.startswith("vmlinuz-")][0]
-        shutil.move(os.path.join(boot_dir, image), vmlinuz + ".tmp")
-        os.rename(vmlinuz + ".tmp", vmlinuz)
-    return vmlinuz
+    return vtb.debian_kernel("linux-image-cloud-amd64", "distro-kernel")
 
 
 def test_distribution_kernel():

@@ -6,7 +6,6 @@ launch caps PCRs 17-19 before the machine ends."""
 import hashlib
 import os
 import re
-import shutil
 import struct
 import subprocess
 

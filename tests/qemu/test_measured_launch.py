@@ -144,7 +144,7 @@ def test_no_drtm_leaves_pcr17_unlaunched():
         for pcr in (17, 18, 19):
             assert run.guest[f"pcr-{bank}-{pcr}"] == ALL_FF[bank]
     assert vtb.parse_ext(run).flags == vtb.EXT_TPM
-    assert f"tboot: found shared page at phys addr" in run.serial   # unmeasured, but tboot-enabled
+    assert "tboot: found shared page at phys addr" in run.serial   # unmeasured, but tboot-enabled
 
 
 def test_no_tpm():

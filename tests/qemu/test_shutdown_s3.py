@@ -3,7 +3,6 @@
 launch (PCRs capped), a CPU taken offline parks in vtboot, and S3 keeps the kernel's memory
 under a MAC whose key is sealed to the launched PCRs."""
 
-import os
 import re
 import tempfile
 

@@ -12,10 +12,8 @@ dom0 dies under TCG with -cpu max."""
 
 import os
 import re
-import shutil
 import struct
 import subprocess
-import tempfile
 
 import pytest
 
@@ -32,27 +30,7 @@ DOM0_CMDLINE = "console=hvc0 panic=-1"
 
 def dom0_kernel():
     """Debian's generic 6.1 kernel (Xen dom0 support built in), fetched once into the cache."""
-    cache = os.path.join(os.environ.get("VTBOOT_CACHE", os.path.expanduser("~/.cache/vtboot")),
-                         "xen-dom0-kernel")
-    vmlinuz = os.path.join(cache, "vmlinuz")
-    if os.path.exists(vmlinuz):
-        return vmlinuz
-    os.makedirs(cache, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=cache) as tmp:
-        dep = subprocess.run(["apt-cache", "depends", "linux-image-amd64"], check=True,
-                             capture_output=True, text=True).stdout
-        pkg = [l.split()[-1] for l in dep.splitlines() if "Depends: linux-image-" in l][0]
-        subprocess.run(["apt-get", "download", pkg], cwd=tmp, check=True, capture_output=True)
-        deb = [f for f in os.listdir(tmp) if f.endswith(".deb")][0]
-        subprocess.run(["dpkg-deb", "-x", deb, "x"], cwd=tmp, check=True)
-        boot_dir = os.path.join(tmp, "x", "boot")
-        config = [f for f in os.listdir(boot_dir) if f.startswith("config-")][0]
-        with open(os.path.join(boot_dir, config)) as f:
-            assert "CONFIG_XEN_DOM0=y\n" in f.read()
-        image = [f for f in os.listdir(boot_dir) if f.startswith("vmlinuz-")][0]
-        shutil.move(os.path.join(boot_dir, image), vmlinuz + ".tmp")
-        os.rename(vmlinuz + ".tmp", vmlinuz)
-    return vmlinuz
+    return vtb.debian_kernel("linux-image-amd64", "xen-dom0-kernel", "CONFIG_XEN_DOM0=y")
 
 
 def xen_args(xen, *extra, kernel=None, memory="1024"):

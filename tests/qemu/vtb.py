@@ -5,6 +5,7 @@ independently of vtboot's own headers)."""
 
 import os
 import re
+import shutil
 import struct
 import subprocess
 import tempfile
@@ -360,3 +361,30 @@ def vtboot_pcr(*args):
         bank, value = rest.split("=")
         out[(int(pcr), bank)] = value
     return out
+
+
+def debian_kernel(metapackage, cache_name, config_needs=None):
+    """The vmlinuz of the kernel Debian's `metapackage` depends on (apt-get download, unpacked with
+    dpkg-deb), fetched once into the cache; config_needs: a line its config must hold."""
+    cache = os.path.join(os.environ.get("VTBOOT_CACHE", os.path.expanduser("~/.cache/vtboot")),
+                         cache_name)
+    vmlinuz = os.path.join(cache, "vmlinuz")
+    if os.path.exists(vmlinuz):
+        return vmlinuz
+    os.makedirs(cache, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=cache) as tmp:
+        dep = subprocess.run(["apt-cache", "depends", metapackage], check=True,
+                             capture_output=True, text=True).stdout
+        pkg = [l.split()[-1] for l in dep.splitlines() if "Depends: linux-image-" in l][0]
+        subprocess.run(["apt-get", "download", pkg], cwd=tmp, check=True, capture_output=True)
+        deb = [f for f in os.listdir(tmp) if f.endswith(".deb")][0]
+        subprocess.run(["dpkg-deb", "-x", deb, "x"], cwd=tmp, check=True)
+        boot_dir = os.path.join(tmp, "x", "boot")
+        if config_needs:
+            config = [f for f in os.listdir(boot_dir) if f.startswith("config-")][0]
+            with open(os.path.join(boot_dir, config)) as f:
+                assert config_needs + "\n" in f.read()
+        image = [f for f in os.listdir(boot_dir) if f.startswith("vmlinuz-")][0]
+        shutil.move(os.path.join(boot_dir, image), vmlinuz + ".tmp")
+        os.rename(vmlinuz + ".tmp", vmlinuz)
+    return vmlinuz

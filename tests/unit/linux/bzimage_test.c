@@ -1,24 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* bzimage_parse(): synthetic headers, every validation, and the kernel the build produced. */
 #include "test_common.h"
+#include "test_image.h"
 
 #include "linux/bzimage.h"
 
 static struct bzimage bz;
 static char err[192];
-static uint8_t *img;
-static size_t img_size;
-
-static int teardown(void **state)
-{
-    (void)state;
-    free(img);
-    img = NULL;
-    return 0;
-}
-
-#define TB(fn) cmocka_unit_test_teardown(fn, teardown)
-
 static int parse_spec(const struct bz_spec *s)
 {
     free(img);
@@ -314,17 +302,17 @@ static void real_image(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        TB(good_default),
-        TB(good_variants),
-        TB(too_small),
-        TB(header_errors),
-        TB(setup_beyond_file),
-        TB(truncated_pm),
-        TB(alignment_errors),
-        TB(pref_address_errors),
-        TB(init_size_errors),
-        TB(err_buffer_is_bounded),
-        TB(real_image),
+        TI(good_default),
+        TI(good_variants),
+        TI(too_small),
+        TI(header_errors),
+        TI(setup_beyond_file),
+        TI(truncated_pm),
+        TI(alignment_errors),
+        TI(pref_address_errors),
+        TI(init_size_errors),
+        TI(err_buffer_is_bounded),
+        TI(real_image),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,25 +2,13 @@
 /* elf_parse(): synthetic ELF32/ELF64 kernels, every rule both ways, every truncation, and the
  * Xen binaries on this machine (Debian's, and the one xen/build.sh made) read independently. */
 #include "test_common.h"
+#include "test_image.h"
 
 #include "elf_build.h"
 #include "mbkernel/elf.h"
 
 static struct elf_image e;
 static char err[256];
-static uint8_t *img;
-static size_t img_size;
-
-static int teardown(void **state)
-{
-    (void)state;
-    free(img);
-    img = NULL;
-    return 0;
-}
-
-#define TE(fn) cmocka_unit_test_teardown(fn, teardown)
-
 static int parse(const struct eb_spec *s)
 {
     free(img);
@@ -291,15 +279,15 @@ static void real_xen(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        TE(xen_like),
-        TE(elf64_vaddr),
-        TE(identification),
-        TE(program_headers),
-        TE(segments),
-        TE(entry_point),
-        TE(every_truncation),
-        TE(err_is_bounded),
-        TE(real_xen),
+        TI(xen_like),
+        TI(elf64_vaddr),
+        TI(identification),
+        TI(program_headers),
+        TI(segments),
+        TI(entry_point),
+        TI(every_truncation),
+        TI(err_is_bounded),
+        TI(real_xen),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,6 +2,7 @@
 /* mbhdr_scan() and mbhdr_protocol(): finding the multiboot headers as GRUB does, and refusing
  * what vtboot cannot give the kernel; kernel_detect(): module 0's kind by content. */
 #include "test_common.h"
+#include "test_image.h"
 
 #include "elf_build.h"
 #include "mbkernel/detect.h"
@@ -9,19 +10,6 @@
 
 static struct mb_kernel_header h;
 static char err[256];
-static uint8_t *img;
-static size_t img_size;
-
-static int teardown(void **state)
-{
-    (void)state;
-    free(img);
-    img = NULL;
-    return 0;
-}
-
-#define TH(fn) cmocka_unit_test_teardown(fn, teardown)
-
 static int scan(const struct eb_spec *s)
 {
     free(img);
@@ -283,14 +271,14 @@ static void detect(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        TH(xen_headers),
-        TH(protocol_choice),
-        TH(none),
-        TH(search),
-        TH(mb1_flags),
-        TH(mb2_structure),
-        TH(mb2_requirements),
-        TH(detect),
+        TI(xen_headers),
+        TI(protocol_choice),
+        TI(none),
+        TI(search),
+        TI(mb1_flags),
+        TI(mb2_structure),
+        TI(mb2_requirements),
+        TI(detect),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
