@@ -28,6 +28,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -678,10 +679,30 @@ static void conclude(struct run *r)
                  proc_status_str(&r->qemu));
 }
 
+/*
+ * SIGTERM to QEMU, then SIGKILL after QEMU_STOP_GRACE_MS. The event loop runs meanwhile: QEMU's
+ * TPM emulator sends its last control command (SHUTDOWN) through our proxy and waits for the
+ * answer before QEMU exits (without the loop every stop took the whole grace time), and COM1
+ * keeps flowing. The guest's requests are no longer heard.
+ */
+static void stop_qemu(struct run *r)
+{
+    int64_t end = now_ms() + QEMU_STOP_GRACE_MS;
+
+    if (!r->qemu.pid || proc_poll(&r->qemu))
+        return;
+    if (r->vs_on)
+        vsenter_host_quiet(&r->vs);
+    kill(r->qemu.pid, SIGTERM);
+    while (!proc_poll(&r->qemu) && now_ms() < end)
+        ev_run_once(20);
+    proc_stop(&r->qemu, 0);
+}
+
 static void cleanup(struct run *r)
 {
     if (r->qemu.pid) {
-        proc_stop(&r->qemu, QEMU_STOP_GRACE_MS);
+        stop_qemu(r);
         relay_drain(&r->com1);
     }
     if (r->vs_on)
@@ -804,7 +825,7 @@ static int prepare_and_run(struct run *r)
     if (rc != 0)
         return EXIT_SETUP;
     run_loop(r);
-    proc_stop(&r->qemu, QEMU_STOP_GRACE_MS);
+    stop_qemu(r);
     conclude(r);
     if (r->o.attest.on && r->fate.outcome == OUT_POWEROFF) {
         relay_drain(&r->com1);
@@ -820,7 +841,7 @@ int main(int argc, char **argv)
 
     log_prog = "vtboot-qemu";
     r->qmp.fd = r->qmp_lfd = r->tpm_lfd = r->swtpm_fd = r->serial_log_fd = -1;
-    r->com1.from_guest = r->com1.to_guest = -1;
+    r->com1.from_guest = r->com1.to_guest = r->com1.out_fd = -1;
     r->uqmp.fd = r->ugdb.fd = -1;
     rc = opts_parse(&r->o, argc, argv);
     if (rc != 0)

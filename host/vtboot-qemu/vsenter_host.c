@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #define QMP_TIMEOUT_MS 30000
@@ -26,13 +27,33 @@
 
 static void reply(struct vsenter_host *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* as much of the queue as the socket takes now */
+static void flush(struct vsenter_host *v)
+{
+    while (v->out_len && v->fd >= 0) {
+        ssize_t w = send(v->fd, v->out, v->out_len, MSG_DONTWAIT | MSG_NOSIGNAL);
+
+        if (w > 0) {
+            v->out_len -= (size_t)w;
+            memmove(v->out, v->out + w, v->out_len);
+        } else if (w < 0 && errno == EINTR) {
+            continue;
+        } else if (w < 0 && errno == EAGAIN) {
+            return;
+        } else {
+            log_msg("warning: virtual SENTER: cannot answer the guest: %s", strerror(errno));
+            v->out_len = 0;
+        }
+    }
+}
+
+/* Queues one answer line and writes what the socket takes; the rest goes out when the socket
+ * is writable (on_io). parse() makes room for one answer before each byte it hands on. */
 static void reply(struct vsenter_host *v, const char *fmt, ...)
 {
-    char buf[VSENTER_LINE_MAX + 64];
+    char buf[VS_REPLY_MAX];
     va_list ap;
     int n;
-    size_t off = 0;
-    int64_t end = now_ms() + 5000;
 
     va_start(ap, fmt);
     n = vsnprintf(buf, sizeof(buf) - 1, fmt, ap);
@@ -43,20 +64,15 @@ static void reply(struct vsenter_host *v, const char *fmt, ...)
         n = (int)sizeof(buf) - 2;
     buf[n++] = '\n';
     log_dbg("vsenter> %.*s", n - 1, buf);
-    while (off < (size_t)n && v->fd >= 0) {
-        ssize_t w = write(v->fd, buf + off, (size_t)n - off);
-
-        if (w > 0) {
-            off += (size_t)w;
-        } else if (w < 0 && (errno == EAGAIN || errno == EINTR) && now_ms() < end) {
-            struct pollfd p = { v->fd, POLLOUT, 0 };
-
-            poll(&p, 1, 100);
-        } else {
-            log_msg("warning: virtual SENTER: cannot answer the guest");
-            return;
-        }
+    if (v->fd < 0)
+        return;
+    if ((size_t)n > sizeof(v->out) - v->out_len) {
+        log_msg("warning: virtual SENTER: answer queue full, answer dropped");
+        return;
     }
+    memcpy(v->out + v->out_len, buf, (size_t)n);
+    v->out_len += (size_t)n;
+    flush(v);
 }
 
 static int sha256(const uint8_t *d, size_t n, uint8_t out[32])
@@ -428,27 +444,11 @@ static void handle_line(struct vsenter_host *v, const char *line)
     launch(v, &rq);
 }
 
-static void on_data(void *ctx, int fd, short revents)
+/* the buffered guest bytes, as long as the queue has room for one more answer */
+static void parse(struct vsenter_host *v)
 {
-    struct vsenter_host *v = ctx;
-    char buf[4096];
-    ssize_t n;
-
-    (void)revents;
-    if (v->busy)
-        return;
-    n = read(fd, buf, sizeof(buf));
-    if (n < 0 && (errno == EAGAIN || errno == EINTR))
-        return;
-    if (n <= 0) {
-        ev_del(fd);
-        return;
-    }
-    /* no re-entry while a request runs the event loop */
-    v->busy = true;
-    ev_set_events(fd, 0);
-    for (ssize_t i = 0; i < n && v->fd >= 0; i++) {
-        int r = vs_lines_feed(&v->lines, buf[i]);
+    while (v->in_off < v->in_len && v->fd >= 0 && sizeof(v->out) - v->out_len >= VS_REPLY_MAX) {
+        int r = vs_lines_feed(&v->lines, v->in[v->in_off++]);
 
         if (r == 1)
             handle_line(v, v->lines.buf);
@@ -459,8 +459,42 @@ static void on_data(void *ctx, int fd, short revents)
         if (r)
             vs_lines_next(&v->lines);
     }
+    if (v->in_off == v->in_len)
+        v->in_off = v->in_len = 0;
+}
+
+/* new bytes only once the last ones are parsed; POLLOUT while answers wait */
+static void arm(struct vsenter_host *v)
+{
+    if (v->fd < 0 || v->busy || v->eof)
+        return;
+    ev_set_events(v->fd, (short)((v->in_len ? 0 : POLLIN) | (v->out_len ? POLLOUT : 0)));
+}
+
+static void on_io(void *ctx, int fd, short revents)
+{
+    struct vsenter_host *v = ctx;
+
+    if (v->busy)
+        return;
+    if (revents & (POLLOUT | POLLERR | POLLHUP))
+        flush(v);
+    if ((revents & (POLLIN | POLLERR | POLLHUP)) && !v->in_len) {
+        ssize_t n = read(fd, v->in, sizeof(v->in));
+
+        if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+            v->eof = true;
+            ev_del(fd);
+            return;
+        }
+        v->in_len = n > 0 ? (size_t)n : 0;
+    }
+    /* no re-entry while a request runs the event loop */
+    v->busy = true;
+    ev_set_events(fd, 0);
+    parse(v);
     v->busy = false;
-    ev_set_events(fd, POLLIN);
+    arm(v);
 }
 
 static void on_accept(void *ctx, int lfd, short revents)
@@ -476,7 +510,7 @@ static void on_accept(void *ctx, int lfd, short revents)
         return;
     }
     v->fd = fd;
-    ev_add(fd, POLLIN, on_data, v);
+    ev_add(fd, POLLIN, on_io, v);
 }
 
 int vsenter_host_init(struct vsenter_host *v, const char *sock, const char *tmpdir,
@@ -501,6 +535,15 @@ int vsenter_host_init(struct vsenter_host *v, const char *sock, const char *tmpd
         v->have_tpm = true;
     }
     return 0;
+}
+
+void vsenter_host_quiet(struct vsenter_host *v)
+{
+    if (v->fd >= 0)
+        ev_del(v->fd);
+    if (v->lfd >= 0)
+        ev_del(v->lfd);
+    v->eof = true;              /* arm() leaves the channel off */
 }
 
 void vsenter_host_close(struct vsenter_host *v)

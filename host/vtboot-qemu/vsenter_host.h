@@ -7,6 +7,9 @@
  * extended with H(MLE) in every bank), put the launching CPU at the MLE's entry point through
  * QEMU's gdbstub (gdbmux.h), check the result and resume the CPUs. A refusal before the hash
  * is answered on the UART; a failure after it ends the run (QEMU quits, the launcher exits 4).
+ * Answers wait in a bounded queue until the socket takes them (the event loop never waits for
+ * the guest); while the queue has no room for one more, the guest's bytes are not parsed
+ * (back-pressure), so a guest that never reads its answers stalls only its own UART.
  */
 #ifndef VTBOOT_QEMU_VSENTER_HOST_H
 #define VTBOOT_QEMU_VSENTER_HOST_H
@@ -20,9 +23,19 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* the longest answer, and how many fit in the queue (one is all a guest that follows the
+ * protocol ever has outstanding) */
+#define VS_REPLY_MAX (VSENTER_LINE_MAX + 64)
+#define VS_OUT_MAX (4 * VS_REPLY_MAX)
+
 struct vsenter_host {
     int lfd, fd;
     struct vs_lines lines;
+    char in[4096];              /* read from the guest, not parsed yet */
+    size_t in_len, in_off;
+    char out[VS_OUT_MAX];       /* answers the socket has not taken yet */
+    size_t out_len;
+    bool eof;                   /* the guest's side is closed */
     bool busy;
     bool dead;                  /* a launch failed after the measurement: nothing more */
     char *dumpfile;             /* pmemsave target */
@@ -43,6 +56,8 @@ struct vsenter_host {
 int vsenter_host_init(struct vsenter_host *v, const char *sock, const char *tmpdir,
                       struct qmp *qmp, int tpm_lfd, int swtpm_fd, uint64_t ram,
                       const char *machine, struct gdbmux *gdb, struct fate *fate);
+/* No more requests (QEMU is being stopped); the TPM control proxy keeps working. */
+void vsenter_host_quiet(struct vsenter_host *v);
 void vsenter_host_close(struct vsenter_host *v);
 
 #endif

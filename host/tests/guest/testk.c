@@ -13,6 +13,8 @@
  * vstwice:   two launches of the same range (PCR 17 must be as after one).
  * vsbig:     one launch of VSENTER_MLE_MAX bytes at 16 MiB (RAM there is whatever it is).
  * Without a UART at 0x2f8 (--no-drtm) the vs* actions print "no VSENTER UART".
+ * flood:     writes newlines and junk lines to the VSENTER UART and lines to COM1 for ever,
+ *            never reading an answer (the launcher must stay in charge: --timeout, signals).
  * s3:        suspends to RAM (ACPI S3: FADT PM1a_CNT, SLP_TYP from the DSDT's _S3) with the
  *            FACS waking vector on a real-mode stub at WAKE_ADDR, then on each wake-up prints
  *            the mailbox at S3_BOX (which the host may change while the guest sleeps) and
@@ -699,6 +701,25 @@ static void vs_garbage(void)
     print("TESTK: vsenter bad binary: %s\n", reply);
 }
 
+/* A guest that talks and never listens: newlines and junk lines on the VSENTER UART (its
+ * answers pile up unread) and console lines on COM1, for ever. The VSENTER UART gets a byte
+ * only when its transmitter is free, so that COM1 keeps flooding once the host stops taking
+ * COM2's bytes. */
+static void flood(void)
+{
+    static const char junk[] = "\nVSENTER junk\n\n\x01\x02garbage \r\n";
+    uint32_t n = 0, k = 0;
+
+    print("TESTK: flooding\n");
+    for (;;) {
+        for (int i = 0; i < 64; i++) {
+            if (inb(COM2 + 5) & 0x20)
+                outb(COM2, (uint8_t)junk[k++ % (sizeof(junk) - 1)]);
+        }
+        print("TESTK: flood %u 0123456789abcdefghijklmnopqrstuvwxyz\n", n++);
+    }
+}
+
 /* headers the host must refuse: copies of testk's, one field wrong, in a fake 8 KiB MLE */
 static uint8_t fake[0x3000] __attribute__((aligned(4096)));
 
@@ -1182,6 +1203,8 @@ void kmain(uint32_t magic, uint32_t info)
     }
     if (IS("s3"))
         s3_start(cmdline, magic, info);
+    if (IS("flood"))
+        flood();
     if (action[0] == 'v' && action[1] == 's') {
         if (!uart_present(COM2)) {
             print("TESTK: no VSENTER UART\n");
