@@ -4,7 +4,6 @@
 #include "log.h"
 #include "proc.h"
 #include "sig.h"
-#include "sock.h"
 #include "strv.h"
 #include "swtpm.h"
 #include "util.h"
@@ -20,7 +19,6 @@
 #include <unistd.h>
 
 #define TOOL_TIMEOUT_MS 60000
-#define SWTPM_STOP_MS 2000
 #define CA_ROOT "swtpm-localca-rootca-cert.pem"
 #define CA_ISSUER "issuercert.pem"
 
@@ -227,26 +225,20 @@ static int run_tool(char *const argv[], const char *out)
 
 int attestrun_enroll(struct attest_run *a, const char *statedir, const char *workdir)
 {
-    char *sock = xasprintf("%s/attest.sock", workdir);
-    char *ctrl = xasprintf("%s.ctrl", sock);
-    char *swlog = xasprintf("%s/swtpm-attest.log", workdir);
+    struct swtpm_server sw;
     char *out = xasprintf("%s/enroll.out", workdir);
     char *rec = xasprintf("%s/enrolled", a->dir);
     char *root = xasprintf("%s/%s", a->ca_dir, CA_ROOT);
     char *chain = xasprintf("%s/%s", a->ca_dir, CA_ISSUER);
-    struct proc sw = { 0 };
     struct strv argv = { 0 };
-    int dfd = -1, cfd = -1, logfd = -1, rc = -1;
+    int rc = -1;
     int64_t t0 = now_ms();
 
-    dfd = sock_listen(sock);
-    cfd = dfd >= 0 ? sock_listen(ctrl) : -1;
-    logfd = open(swlog, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (cfd < 0 || logfd < 0 || swtpm_start_server(&sw, statedir, dfd, cfd, logfd) != 0)
+    if (swtpm_server_start(&sw, statedir, workdir, "attest") != 0)
         goto out;
     strv_add(&argv, a->tool);
     strv_add(&argv, "enroll");
-    strv_addf(&argv, "--tpm=swtpm:path=%s", sock);
+    strv_addf(&argv, "--tpm=%s", sw.tcti);
     strv_addf(&argv, "--ca=%s", root);
     strv_addf(&argv, "--ca-chain=%s", chain);
     strv_addf(&argv, "--out=%s", rec);
@@ -261,21 +253,9 @@ int attestrun_enroll(struct attest_run *a, const char *statedir, const char *wor
         log_msg("attest: AK enrolled in %.2f s (record in %s)", (double)(now_ms() - t0) / 1000,
                 rec);
     }
+    swtpm_server_end(&sw);
 out:
-    if (sw.pid)
-        proc_stop(&sw, SWTPM_STOP_MS);
-    if (dfd >= 0)
-        close(dfd);
-    if (cfd >= 0)
-        close(cfd);
-    if (logfd >= 0)
-        close(logfd);
-    unlink(sock);
-    unlink(ctrl);
     strv_free(&argv);
-    free(sock);
-    free(ctrl);
-    free(swlog);
     free(out);
     free(rec);
     free(root);

@@ -2,6 +2,7 @@
 #include "swtpm.h"
 #include "log.h"
 #include "sig.h"
+#include "sock.h"
 #include "strv.h"
 #include "util.h"
 
@@ -36,24 +37,65 @@ int swtpm_start(struct proc *p, const char *statedir, int ctrl_fd, bool is_clien
     return rc;
 }
 
-int swtpm_start_server(struct proc *p, const char *statedir, int data_lfd, int ctrl_lfd,
-                       int log_fd)
+int swtpm_server_start(struct swtpm_server *s, const char *statedir, const char *workdir,
+                       const char *name)
 {
     struct strv a = { 0 };
-    struct fdmap fds[2] = { { data_lfd, 3 }, { ctrl_lfd, 4 } };
-    struct spawn_opts o = { NULL, -1, log_fd, log_fd, fds, 2 };
-    int rc;
+    int dfd, cfd = -1, logfd = -1, rc = -1;
 
-    strv_add(&a, "swtpm");
-    strv_add(&a, "socket");
-    strv_add(&a, "--tpm2");
-    strv_addf(&a, "--tpmstate=dir=%s", statedir);
-    strv_add(&a, "--server=type=unixio,fd=3");
-    strv_add(&a, "--ctrl=type=unixio,fd=4");
-    strv_add(&a, "--flags=not-need-init");
-    rc = proc_spawn(p, "swtpm (provisioning)", a.v, &o);
-    strv_free(&a);
+    memset(s, 0, sizeof(*s));
+    s->sock = xasprintf("%s/%s.sock", workdir, name);
+    s->ctrl = xasprintf("%s.ctrl", s->sock);
+    s->log = xasprintf("%s/swtpm-%s.log", workdir, name);
+    s->tcti = xasprintf("swtpm:path=%s", s->sock);
+    dfd = sock_listen(s->sock);
+    if (dfd >= 0)
+        cfd = sock_listen(s->ctrl);
+    if (cfd >= 0) {
+        logfd = open(s->log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (logfd < 0)
+            log_perr("open %s", s->log);
+    }
+    if (logfd >= 0) {
+        /* swtpm accepts on our sockets: they exist before it starts, nothing to wait for */
+        struct fdmap fds[2] = { { dfd, 3 }, { cfd, 4 } };
+        struct spawn_opts o = { NULL, -1, logfd, logfd, fds, 2 };
+
+        strv_add(&a, "swtpm");
+        strv_add(&a, "socket");
+        strv_add(&a, "--tpm2");
+        strv_addf(&a, "--tpmstate=dir=%s", statedir);
+        strv_add(&a, "--server=type=unixio,fd=3");
+        strv_add(&a, "--ctrl=type=unixio,fd=4");
+        strv_add(&a, "--flags=not-need-init");
+        rc = proc_spawn(&s->proc, "swtpm (provisioning)", a.v, &o);
+        strv_free(&a);
+    }
+    /* swtpm has its copies */
+    if (dfd >= 0)
+        close(dfd);
+    if (cfd >= 0)
+        close(cfd);
+    if (logfd >= 0)
+        close(logfd);
+    if (rc != 0)
+        swtpm_server_end(s);
     return rc;
+}
+
+void swtpm_server_end(struct swtpm_server *s)
+{
+    if (s->proc.pid)
+        proc_stop(&s->proc, SWTPM_SERVER_STOP_MS);
+    if (s->sock)
+        unlink(s->sock);
+    if (s->ctrl)
+        unlink(s->ctrl);
+    free(s->sock);
+    free(s->ctrl);
+    free(s->log);
+    free(s->tcti);
+    s->sock = s->ctrl = s->log = s->tcti = NULL;
 }
 
 bool swtpm_state_exists(const char *statedir)

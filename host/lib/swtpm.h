@@ -18,10 +18,21 @@
 int swtpm_start(struct proc *p, const char *statedir, int ctrl_fd, bool is_client,
                 const char *log_path);
 
-/* swtpm for tpm2-tools: data and control channel on listening unix sockets (swtpm accepts
- * one client after the other on each), --flags not-need-init; stderr to log_fd. */
-int swtpm_start_server(struct proc *p, const char *statedir, int data_lfd, int ctrl_lfd,
-                       int log_fd);
+/* swtpm for tpm2-tools: data and control channel on listening unix sockets WORKDIR/NAME.sock
+ * and WORKDIR/NAME.sock.ctrl (swtpm accepts one client after the other on each), --flags
+ * not-need-init, stderr to WORKDIR/swtpm-NAME.log. tcti is tpm2-tools' "swtpm:path=<sock>". */
+struct swtpm_server {
+    struct proc proc;
+    char *sock, *ctrl, *log, *tcti;
+};
+
+#define SWTPM_SERVER_STOP_MS 2000
+
+/* 0, or -1 with the reason logged (s is then ended already). */
+int swtpm_server_start(struct swtpm_server *s, const char *statedir, const char *workdir,
+                       const char *name);
+/* Stops swtpm (if it runs), removes the sockets, frees the names; the log stays. */
+void swtpm_server_end(struct swtpm_server *s);
 
 /* The file that holds a TPM 2.0 state in swtpm's directory backend. */
 #define SWTPM_STATE_FILE "tpm2-00.permall"

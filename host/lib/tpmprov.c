@@ -3,7 +3,6 @@
 #include "log.h"
 #include "proc.h"
 #include "sig.h"
-#include "sock.h"
 #include "strv.h"
 #include "swtpm.h"
 #include "util.h"
@@ -16,14 +15,11 @@
 #include <unistd.h>
 
 #define TOOL_TIMEOUT_MS 30000
-#define SWTPM_STOP_MS 2000
 
 struct prov {
     const char *workdir;
-    char *tcti;             /* swtpm:path=<workdir>/prov.sock */
     char *out, *err;        /* the last tool's stdout and stderr */
-    char *swtpm_log;
-    struct proc swtpm;
+    struct swtpm_server swtpm;
 };
 
 /* the command as a shell would take it, for messages */
@@ -52,14 +48,14 @@ static int tool(struct prov *pv, struct strv *a)
     int64_t t0 = now_ms();
 
     strv_add(a, "-T");
-    strv_add(a, pv->tcti);
+    strv_add(a, pv->swtpm.tcti);
     if (ofd < 0 || efd < 0) {
         log_perr("open %s", ofd < 0 ? pv->out : pv->err);
         goto out;
     }
-    if (proc_poll(&pv->swtpm)) {
-        log_err("the provisioning swtpm ended (%s):", proc_status_str(&pv->swtpm));
-        show_file(pv->swtpm_log, "  ", 4000);
+    if (proc_poll(&pv->swtpm.proc)) {
+        log_err("the provisioning swtpm ended (%s):", proc_status_str(&pv->swtpm.proc));
+        show_file(pv->swtpm.log, "  ", 4000);
         goto out;
     }
     if (proc_spawn(&p, a->v[0], a->v, &o) != 0)
@@ -119,34 +115,17 @@ int tpmprov_nv_write(const char *statedir, const char *workdir, uint32_t index, 
                      size_t size, bool fresh)
 {
     struct prov pv = { 0 };
-    char *sock = xasprintf("%s/prov.sock", workdir);
-    char *ctrl = xasprintf("%s.ctrl", sock);
     char idx[16];
     struct strv a = { 0 };
-    int dfd = -1, cfd = -1, logfd = -1, rc = -1;
+    int rc = -1;
     int64_t t0 = now_ms();
 
     snprintf(idx, sizeof(idx), "0x%08x", index);
     pv.workdir = workdir;
-    pv.tcti = xasprintf("swtpm:path=%s", sock);
     pv.out = xasprintf("%s/tpm2-tools.out", workdir);
     pv.err = xasprintf("%s/tpm2-tools.err", workdir);
-    pv.swtpm_log = xasprintf("%s/swtpm-prov.log", workdir);
-    dfd = sock_listen(sock);
-    cfd = dfd >= 0 ? sock_listen(ctrl) : -1;
-    if (cfd < 0)
+    if (swtpm_server_start(&pv.swtpm, statedir, workdir, "prov") != 0)
         goto out;
-    logfd = open(pv.swtpm_log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (logfd < 0) {
-        log_perr("open %s", pv.swtpm_log);
-        goto out;
-    }
-    /* swtpm accepts on our sockets: they exist before it starts, nothing to wait for */
-    if (swtpm_start_server(&pv.swtpm, statedir, dfd, cfd, logfd) != 0)
-        goto out;
-    close(dfd);
-    close(cfd);
-    dfd = cfd = -1;
 
     strv_add(&a, "tpm2_startup");
     strv_add(&a, "-c");
@@ -189,32 +168,19 @@ int tpmprov_nv_write(const char *statedir, const char *workdir, uint32_t index, 
     strv_add(&a, "-c");
     if ((rc = tool(&pv, &a)) != 0)
         goto out;
-    proc_stop(&pv.swtpm, SWTPM_STOP_MS);
-    if (!WIFEXITED(pv.swtpm.status) || WEXITSTATUS(pv.swtpm.status) != 0) {
-        log_err("the provisioning swtpm ended badly (%s):", proc_status_str(&pv.swtpm));
-        show_file(pv.swtpm_log, "  ", 4000);
+    proc_stop(&pv.swtpm.proc, SWTPM_SERVER_STOP_MS);
+    if (!WIFEXITED(pv.swtpm.proc.status) || WEXITSTATUS(pv.swtpm.proc.status) != 0) {
+        log_err("the provisioning swtpm ended badly (%s):", proc_status_str(&pv.swtpm.proc));
+        show_file(pv.swtpm.log, "  ", 4000);
         rc = -1;
         goto out;
     }
     log_dbg("NV index %s: %zu bytes written in %d ms", idx, size, (int)(now_ms() - t0));
     rc = 0;
 out:
-    if (pv.swtpm.pid)
-        proc_stop(&pv.swtpm, SWTPM_STOP_MS);
-    if (dfd >= 0)
-        close(dfd);
-    if (cfd >= 0)
-        close(cfd);
-    if (logfd >= 0)
-        close(logfd);
-    unlink(sock);
-    unlink(ctrl);
+    swtpm_server_end(&pv.swtpm);
     strv_free(&a);
-    free(sock);
-    free(ctrl);
-    free(pv.tcti);
     free(pv.out);
     free(pv.err);
-    free(pv.swtpm_log);
     return rc;
 }
