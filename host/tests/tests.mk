@@ -77,6 +77,9 @@ $(HOST_FUZZ_DIR)/%_fuzz: host/tests/fuzz/%_fuzz.c $(HOST_FUZZ_LIBOBJ)
 	@mkdir -p $(@D)
 	@$(HOST_FUZZ_CC) $(HOST_FUZZ_CFLAGS) -MF $@.d -fsanitize=fuzzer $(filter %.c %.o,$^) -o $@ $(HOST_FUZZ_LDLIBS)
 
+# the objects are built by a pattern rule only: keep them (make would delete them as intermediates)
+.SECONDARY: $(HOST_FUZZ_LIBOBJ)
+
 -include $(HOST_FUZZ_LIBOBJ:.o=.d) $(patsubst %,$(HOST_FUZZ_DIR)/%_fuzz.d,$(HOST_FUZZ_ALL))
 
 .PHONY: host-fuzz host-fuzz-build
