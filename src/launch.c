@@ -316,8 +316,7 @@ void launch_measure(const struct boot_info *bi, struct launch_state *st)
                                        bi->modules[i].end - bi->modules[i].start };
     static const struct progress_cb progress = { module_progress, 0 };
     uint64_t t0 = timer_tsc();
-    int rc = measure_launch_progress(&policy, &banks, opts_pcr_map, mods, bi->nr_modules, &lm,
-                                     &progress);
+    int rc = measure_launch(&policy, &banks, opts_pcr_map, mods, bi->nr_modules, &lm, &progress);
     timer_count_hashing(timer_tsc() - t0);
     if (rc) {
         pr_err("too many measurements (more than %u)\n", VL_MAX);

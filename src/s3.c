@@ -213,8 +213,7 @@ static void seal_for_resume(struct s3_state *s)
         integrity_halt(t->err);
     static const struct progress_cb progress = { mac_progress, (void *)"MACing" };
     uint64_t t0 = timer_now_us(), tsc0 = timer_tsc();
-    mac_regions_compute_progress(secrets.mac_key, &s->regions, &s->linux_map, s->tags,
-                                 &progress);
+    mac_regions_compute(secrets.mac_key, &s->regions, &s->linux_map, s->tags, &progress);
     timer_count_hashing(timer_tsc() - tsc0);
     pr_info("S3: MACed %u regions, %llu bytes of RAM, in %llu ms\n", s->regions.n,
             (unsigned long long)mac_regions_covered(&s->regions, &s->linux_map),
@@ -437,8 +436,7 @@ void s3_resume(void)
 
     static const struct progress_cb progress = { mac_progress, (void *)"verifying" };
     uint64_t t0 = timer_now_us(), tsc0 = timer_tsc();
-    bad = mac_regions_verify_progress(secrets.mac_key, &s->regions, &s->linux_map, s->tags,
-                                      &progress);
+    bad = mac_regions_verify(secrets.mac_key, &s->regions, &s->linux_map, s->tags, &progress);
     timer_count_hashing(timer_tsc() - tsc0);
     if (bad >= 0) {
         fmt_snprintf(why, sizeof(why), "memory integrity FAILED: MAC region %d (0x%llx+0x%x) "

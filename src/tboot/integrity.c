@@ -89,9 +89,9 @@ static void region_tag(const uint8_t key[MAC_KEY_SIZE], unsigned i, const struct
     memzero_explicit(&ctx, sizeof(ctx)); /* the one-time key and its powers */
 }
 
-void mac_regions_compute_progress(const uint8_t key[MAC_KEY_SIZE],
-                                  const struct mac_regions *regs, const struct e820_map *ram,
-                                  uint8_t tags[][MAC_TAG_SIZE], const struct progress_cb *cb)
+void mac_regions_compute(const uint8_t key[MAC_KEY_SIZE], const struct mac_regions *regs,
+                         const struct e820_map *ram, uint8_t tags[][MAC_TAG_SIZE],
+                         const struct progress_cb *cb)
 {
     struct progress prog;
     progress_start(&prog, cb, 0, cb ? mac_regions_covered(regs, ram) : 0);
@@ -99,15 +99,9 @@ void mac_regions_compute_progress(const uint8_t key[MAC_KEY_SIZE],
         region_tag(key, i, &regs->r[i], ram, tags[i], &prog);
 }
 
-void mac_regions_compute(const uint8_t key[MAC_KEY_SIZE], const struct mac_regions *regs,
-                         const struct e820_map *ram, uint8_t tags[][MAC_TAG_SIZE])
-{
-    mac_regions_compute_progress(key, regs, ram, tags, 0);
-}
-
-int mac_regions_verify_progress(const uint8_t key[MAC_KEY_SIZE], const struct mac_regions *regs,
-                                const struct e820_map *ram, const uint8_t tags[][MAC_TAG_SIZE],
-                                const struct progress_cb *cb)
+int mac_regions_verify(const uint8_t key[MAC_KEY_SIZE], const struct mac_regions *regs,
+                       const struct e820_map *ram, const uint8_t tags[][MAC_TAG_SIZE],
+                       const struct progress_cb *cb)
 {
     struct progress prog;
     int bad = -1;
@@ -119,12 +113,6 @@ int mac_regions_verify_progress(const uint8_t key[MAC_KEY_SIZE], const struct ma
             bad = (int)i;
     }
     return bad;
-}
-
-int mac_regions_verify(const uint8_t key[MAC_KEY_SIZE], const struct mac_regions *regs,
-                       const struct e820_map *ram, const uint8_t tags[][MAC_TAG_SIZE])
-{
-    return mac_regions_verify_progress(key, regs, ram, tags, 0);
 }
 
 uint64_t mac_regions_covered(const struct mac_regions *regs, const struct e820_map *ram)

@@ -38,22 +38,18 @@ struct mac_regions {
 int mac_regions_from_shared(const struct tboot_shared *sp, struct mac_regions *out, char *err,
                             unsigned errlen);
 
+/* Both passes report their progress over all regions' RAM bytes (mac_regions_covered) to cb
+ * (tboot/progress.h: item 0); cb NULL: quiet. */
+
 /* The tag of each region, over its RAM bytes per `ram` (through phys_map). */
 void mac_regions_compute(const uint8_t key[MAC_KEY_SIZE], const struct mac_regions *regs,
-                         const struct e820_map *ram, uint8_t tags[][MAC_TAG_SIZE]);
+                         const struct e820_map *ram, uint8_t tags[][MAC_TAG_SIZE],
+                         const struct progress_cb *cb);
 
 /* The first region whose tag differs from `tags`, or -1 if all match (constant-time compare). */
 int mac_regions_verify(const uint8_t key[MAC_KEY_SIZE], const struct mac_regions *regs,
-                       const struct e820_map *ram, const uint8_t tags[][MAC_TAG_SIZE]);
-
-/* The same, reporting the pass's progress over all regions' RAM bytes (mac_regions_covered)
- * to cb (tboot/progress.h: item 0); cb NULL: quiet. */
-void mac_regions_compute_progress(const uint8_t key[MAC_KEY_SIZE],
-                                  const struct mac_regions *regs, const struct e820_map *ram,
-                                  uint8_t tags[][MAC_TAG_SIZE], const struct progress_cb *cb);
-int mac_regions_verify_progress(const uint8_t key[MAC_KEY_SIZE], const struct mac_regions *regs,
-                                const struct e820_map *ram, const uint8_t tags[][MAC_TAG_SIZE],
-                                const struct progress_cb *cb);
+                       const struct e820_map *ram, const uint8_t tags[][MAC_TAG_SIZE],
+                       const struct progress_cb *cb);
 
 /* Bytes of regs that are RAM per `ram` (what the tags cover). */
 uint64_t mac_regions_covered(const struct mac_regions *regs, const struct e820_map *ram);

@@ -94,14 +94,7 @@ static void bank_digests(const struct tpm_digest_list *all, const struct tpm_ban
 
 int measure_launch(const struct tb_policy *p, const struct tpm_banks *banks, enum pcr_map map,
                    const struct module_ref *mods, unsigned nr_mods,
-                   struct launch_measurements *out)
-{
-    return measure_launch_progress(p, banks, map, mods, nr_mods, out, 0);
-}
-
-int measure_launch_progress(const struct tb_policy *p, const struct tpm_banks *banks,
-                            enum pcr_map map, const struct module_ref *mods, unsigned nr_mods,
-                            struct launch_measurements *out, const struct progress_cb *cb)
+                   struct launch_measurements *out, const struct progress_cb *cb)
 {
     struct tpm_digest_list d, all;
     struct tpm_banks algs = *banks;

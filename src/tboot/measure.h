@@ -65,14 +65,11 @@ void measure_policy(const struct tb_policy *p, const struct tpm_banks *banks,
                     struct tpm_digest_list *out);
 
 /* The whole list of extends and a verdict per module; -1 if banks is empty or too many
- * modules or entries. */
+ * modules or entries. Each module's hashing progress goes to cb (NULL: none), item = its
+ * number. */
 int measure_launch(const struct tb_policy *p, const struct tpm_banks *banks, enum pcr_map map,
                    const struct module_ref *mods, unsigned nr_mods,
-                   struct launch_measurements *out);
-/* The same, reporting each module's hashing progress to cb (NULL: none), item = its number. */
-int measure_launch_progress(const struct tb_policy *p, const struct tpm_banks *banks,
-                            enum pcr_map map, const struct module_ref *mods, unsigned nr_mods,
-                            struct launch_measurements *out, const struct progress_cb *cb);
+                   struct launch_measurements *out, const struct progress_cb *cb);
 
 const uint8_t *digest_of(const struct tpm_digest_list *l, uint16_t alg);
 

@@ -189,9 +189,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint8_t key[MAC_KEY_SIZE];
     for (unsigned i = 0; i < sizeof(key); i++)
         key[i] = (uint8_t)(kseed + 37 * i);
-    mac_regions_compute(key, &regs, &map, tags);
+    mac_regions_compute(key, &regs, &map, tags, NULL);
     FUZZ_ASSERT(phys_fake_misses() == 0, "%lu reads outside RAM", phys_fake_misses());
-    int bad = mac_regions_verify(key, &regs, &map, tags);
+    int bad = mac_regions_verify(key, &regs, &map, tags, NULL);
     FUZZ_ASSERT(bad == -1, "verify of the computed tags: region %d", bad);
 
     /* one RAM byte changed: the first region holding it, if any, is named */
@@ -205,7 +205,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if (addr >= regs.r[i].start && addr - regs.r[i].start < regs.r[i].size)
                 want = (int)i;
         *p ^= 0x01;
-        bad = mac_regions_verify(key, &regs, &map, tags);
+        bad = mac_regions_verify(key, &regs, &map, tags, NULL);
         FUZZ_ASSERT(bad == want, "byte 0x%llx changed: region %d named, want %d",
                     (unsigned long long)addr, bad, want);
     }

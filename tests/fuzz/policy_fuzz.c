@@ -122,7 +122,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         const struct tpm_banks banks = { 2, { TPM_ALG_SHA1, TPM_ALG_SHA256 } };
         enum pcr_map map = data[size - 1] & 1 ? PCR_MAP_LEGACY : PCR_MAP_DA;
         unsigned nm = data[size - 1] % 4;
-        FUZZ_ASSERT(measure_launch(&pol, &banks, map, mods, nm, &lm) == 0, "measure_launch");
+        FUZZ_ASSERT(measure_launch(&pol, &banks, map, mods, nm, &lm, NULL) == 0, "measure_launch");
         unsigned want_n = (map == PCR_MAP_DA ? 2 : 1) + (nm ? 1 : 0);
         for (unsigned i = 0; i < nm; i++) {
             const struct tb_policy_entry *e = tb_policy_find(&pol, i);

@@ -278,7 +278,7 @@ static void tags_match_openssl(void **state)
     setup_memory(false);
     load_cases();
     memset(tags, 0, sizeof(tags));
-    mac_regions_compute(key, &regs, &ram, tags);
+    mac_regions_compute(key, &regs, &ram, tags, NULL);
     for (unsigned i = 0; i < NCASES; i++) {
         uint8_t want[16];
         uint64_t covered;
@@ -291,7 +291,7 @@ static void tags_match_openssl(void **state)
     /* each region's own key: the same region at another index has another tag */
     struct mac_regions two = { 2, { { RAM0, 0x10000 }, { RAM0, 0x10000 } } };
     uint8_t t2[2][MAC_TAG_SIZE];
-    mac_regions_compute(key, &two, &ram, t2);
+    mac_regions_compute(key, &two, &ram, t2, NULL);
     assert_memory_equal(t2[0], tags[0], 16);
     assert_memory_not_equal(t2[0], t2[1], 16);
     uint8_t want[16];
@@ -304,7 +304,7 @@ static void tags_match_openssl(void **state)
     struct mac_regions first = { 7, { { 0 } } };
     memcpy(first.r, regs.r, sizeof(first.r[0]) * 7);
     uint8_t again[7][MAC_TAG_SIZE];
-    mac_regions_compute(key, &first, &ram, again);
+    mac_regions_compute(key, &first, &ram, again, NULL);
     assert_memory_equal(again, tags, sizeof(again));
 }
 
@@ -315,12 +315,12 @@ static void reads_only_ram(void **state)
      * asks for reserved, ACPI or unlisted memory */
     setup_memory(true);
     load_cases();
-    mac_regions_compute(key, &regs, &ram, tags);
+    mac_regions_compute(key, &regs, &ram, tags, NULL);
     assert_int_equal(phys_fake_misses(), 0);
     /* one read per RAM piece, per MiB: region 7 is 2 reads, region 8 one per RAM entry plus
      * one more for RAM2's 1.06 MiB; regions 3 and 4 none */
     assert_int_equal(phys_fake_calls(), 1 + 1 + 2 + 0 + 0 + 2 + 1 + 2 + (1 + 1 + 2));
-    assert_int_equal(mac_regions_verify(key, &regs, &ram, tags), -1);
+    assert_int_equal(mac_regions_verify(key, &regs, &ram, tags, NULL), -1);
     assert_int_equal(phys_fake_misses(), 0);
     for (unsigned i = 0; i < NCASES; i++) {
         uint8_t want[16];
@@ -363,19 +363,19 @@ static void verify_unchanged(void **state)
     (void)state;
     setup_memory(false);
     load_cases();
-    mac_regions_compute(key, &regs, &ram, tags);
-    assert_int_equal(mac_regions_verify(key, &regs, &ram, tags), -1);
-    assert_int_equal(mac_regions_verify(key, &regs, &ram, tags), -1);
+    mac_regions_compute(key, &regs, &ram, tags, NULL);
+    assert_int_equal(mac_regions_verify(key, &regs, &ram, tags, NULL), -1);
+    assert_int_equal(mac_regions_verify(key, &regs, &ram, tags, NULL), -1);
     /* RAM that no region names may change */
     struct mac_regions some = { 3, { { RAM0, 0x1000 }, { RAM1, 0x1000 }, { RAM2, 0x1000 } } };
-    mac_regions_compute(key, &some, &ram, tags);
+    mac_regions_compute(key, &some, &ram, tags, NULL);
     *at(RAM0 + 0x1000) ^= 1;
     *at(RAM1 - 1) ^= 1;
     *at(END2 - 1) ^= 1;
-    assert_int_equal(mac_regions_verify(key, &some, &ram, tags), -1);
+    assert_int_equal(mac_regions_verify(key, &some, &ram, tags, NULL), -1);
     /* no regions: nothing to mismatch */
     struct mac_regions none = { 0, { { 0 } } };
-    assert_int_equal(mac_regions_verify(key, &none, &ram, tags), -1);
+    assert_int_equal(mac_regions_verify(key, &none, &ram, tags, NULL), -1);
 }
 
 static void verify_names_the_first_changed_region(void **state)
@@ -383,7 +383,7 @@ static void verify_names_the_first_changed_region(void **state)
     (void)state;
     setup_memory(false);
     load_cases();
-    mac_regions_compute(key, &regs, &ram, tags);
+    mac_regions_compute(key, &regs, &ram, tags, NULL);
     /* a byte in RAM, and the first region (in table order) that holds it */
     static const struct { uint64_t addr; int want; } c[] = {
         { RAM0, 0 },                     /* regions 0 and 8 */
@@ -402,30 +402,30 @@ static void verify_names_the_first_changed_region(void **state)
     };
     for (unsigned i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
         *at(c[i].addr) ^= 0x80;
-        int got = mac_regions_verify(key, &regs, &ram, tags);
+        int got = mac_regions_verify(key, &regs, &ram, tags, NULL);
         *at(c[i].addr) ^= 0x80;
         if (got != c[i].want)
             fail_msg("byte 0x%llx changed: region %d, want %d", (unsigned long long)c[i].addr,
                      got, c[i].want);
     }
-    assert_int_equal(mac_regions_verify(key, &regs, &ram, tags), -1);
+    assert_int_equal(mac_regions_verify(key, &regs, &ram, tags, NULL), -1);
     /* two regions changed: the first is named */
     *at(RAM2 + 0x1000) ^= 1;                        /* 7 */
     *at(RAM1) ^= 1;                                 /* 2 */
-    assert_int_equal(mac_regions_verify(key, &regs, &ram, tags), 2);
+    assert_int_equal(mac_regions_verify(key, &regs, &ram, tags, NULL), 2);
     *at(RAM1) ^= 1;
-    assert_int_equal(mac_regions_verify(key, &regs, &ram, tags), 7);
+    assert_int_equal(mac_regions_verify(key, &regs, &ram, tags, NULL), 7);
     *at(RAM2 + 0x1000) ^= 1;
-    assert_int_equal(mac_regions_verify(key, &regs, &ram, tags), -1);
+    assert_int_equal(mac_regions_verify(key, &regs, &ram, tags, NULL), -1);
     /* a changed tag */
     tags[4][15] ^= 1;
-    assert_int_equal(mac_regions_verify(key, &regs, &ram, tags), 4);
+    assert_int_equal(mac_regions_verify(key, &regs, &ram, tags, NULL), 4);
     tags[4][15] ^= 1;
     /* another key: every tag differs, the first is named */
     uint8_t other[MAC_KEY_SIZE];
     memcpy(other, key, sizeof(other));
     other[31] ^= 1;
-    assert_int_equal(mac_regions_verify(other, &regs, &ram, tags), 0);
+    assert_int_equal(mac_regions_verify(other, &regs, &ram, tags, NULL), 0);
 }
 
 static void verify_ignores_non_ram(void **state)
@@ -434,12 +434,12 @@ static void verify_ignores_non_ram(void **state)
     /* firmware rewrites reserved memory on resume: only RAM is MACed */
     setup_memory(false);
     load_cases();
-    mac_regions_compute(key, &regs, &ram, tags);
+    mac_regions_compute(key, &regs, &ram, tags, NULL);
     static const uint64_t not_ram[] = { RES0, RES0 + 0x400, RAM1 - 1, ACPI0, HOLE0 - 1, HOLE0,
                                         HOLE0 + 0x1800, RAM2 - 1 };
     for (unsigned i = 0; i < sizeof(not_ram) / sizeof(not_ram[0]); i++)
         *at(not_ram[i]) ^= 0xff;
-    assert_int_equal(mac_regions_verify(key, &regs, &ram, tags), -1);
+    assert_int_equal(mac_regions_verify(key, &regs, &ram, tags, NULL), -1);
 }
 
 static void verify_changed_table(void **state)
@@ -447,31 +447,31 @@ static void verify_changed_table(void **state)
     (void)state;
     setup_memory(false);
     load_cases();
-    mac_regions_compute(key, &regs, &ram, tags);
+    mac_regions_compute(key, &regs, &ram, tags, NULL);
     struct mac_regions r = regs;
     /* the region's identity is MACed: a region of reserved memory moved by a byte, or one
      * grown into the reserved page, covers the same RAM bytes but does not verify */
     r.r[3].start++;
-    assert_int_equal(mac_regions_verify(key, &r, &ram, tags), 3);
+    assert_int_equal(mac_regions_verify(key, &r, &ram, tags, NULL), 3);
     r = regs;
     r.r[1].size++;
     assert_int_equal(mac_regions_covered(&r, &ram), mac_regions_covered(&regs, &ram));
-    assert_int_equal(mac_regions_verify(key, &r, &ram, tags), 1);
+    assert_int_equal(mac_regions_verify(key, &r, &ram, tags, NULL), 1);
     r = regs;
     r.r[4].size--;
-    assert_int_equal(mac_regions_verify(key, &r, &ram, tags), 4);
+    assert_int_equal(mac_regions_verify(key, &r, &ram, tags, NULL), 4);
     r = regs;
     r.r[6].start += 0x10000;
-    assert_int_equal(mac_regions_verify(key, &r, &ram, tags), 6);
+    assert_int_equal(mac_regions_verify(key, &r, &ram, tags, NULL), 6);
     /* two regions swapped */
     r = regs;
     r.r[2] = regs.r[5];
     r.r[5] = regs.r[2];
-    assert_int_equal(mac_regions_verify(key, &r, &ram, tags), 2);
+    assert_int_equal(mac_regions_verify(key, &r, &ram, tags, NULL), 2);
     /* a map that calls part of a region something else now covers other bytes */
     struct e820_map m = ram;
     assert_int_equal(e820_set_range(&m, RAM0 + 0x8000, 0x1000, E820_TYPE_RESERVED), 0);
-    assert_int_equal(mac_regions_verify(key, &regs, &m, tags), 0);
+    assert_int_equal(mac_regions_verify(key, &regs, &m, tags, NULL), 0);
 }
 
 /* The first 64 KiB are the firmware's while the machine resumes (and Linux reserves them for
@@ -487,7 +487,7 @@ static void low_bios_area_not_covered(void **state)
         w[b] = (uint8_t)(b * 2654435761u >> 13);
     struct mac_regions r = { 1, { { 0x1000, 0x5f000 } } };
     assert_int_equal(mac_regions_covered(&r, &low), 0x60000 - MAC_LOW_BIOS_END);
-    mac_regions_compute(key, &r, &low, tags);
+    mac_regions_compute(key, &r, &low, tags, NULL);
     /* the tag is the one over the region's identity and [0x10000, 0x60000) */
     uint8_t kin[32 + 16 + 4], ki[32], want[MAC_TAG_SIZE];
     memcpy(kin, key, 32);
@@ -504,9 +504,9 @@ static void low_bios_area_not_covered(void **state)
     assert_memory_equal(tags[0], want, MAC_TAG_SIZE);
     w[0xfffe] ^= 0xff;                           /* SeaBIOS's AP stack */
     w[0x1000] ^= 0xff;
-    assert_int_equal(mac_regions_verify(key, &r, &low, tags), -1);
+    assert_int_equal(mac_regions_verify(key, &r, &low, tags, NULL), -1);
     w[MAC_LOW_BIOS_END] ^= 1;
-    assert_int_equal(mac_regions_verify(key, &r, &low, tags), 0);
+    assert_int_equal(mac_regions_verify(key, &r, &low, tags, NULL), 0);
 }
 
 int main(void)

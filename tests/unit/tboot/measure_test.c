@@ -211,7 +211,7 @@ static void launch_default_da(void **state)
     (void)state;
     tb_policy_default(&pol, PCR_MAP_DA);
     memset(&lm, 0xa5, sizeof(lm));
-    assert_int_equal(measure_launch(&pol, &sha1_sha256, PCR_MAP_DA, mods, 2, &lm), 0);
+    assert_int_equal(measure_launch(&pol, &sha1_sha256, PCR_MAP_DA, mods, 2, &lm, NULL), 0);
     /* policy into 17 and 18; module 0 into 17; its entry says "none"; module 1 into 17 */
     assert_int_equal(lm.vl.n, 4);
     assert_vl(0, 17, "vtboot: policy control and policy hash");
@@ -233,7 +233,7 @@ static void launch_default_da(void **state)
     assert_memory_equal(lm.policy_digest[1], want, 32);
 
     /* three modules: 17, 18, 17, 17, 17 */
-    assert_int_equal(measure_launch(&pol, &all_banks, PCR_MAP_DA, mods, 3, &lm), 0);
+    assert_int_equal(measure_launch(&pol, &all_banks, PCR_MAP_DA, mods, 3, &lm, NULL), 0);
     assert_int_equal(lm.vl.n, 5);
     static const uint8_t pcrs[] = { 17, 18, 17, 17, 17 };
     for (unsigned i = 0; i < 5; i++)
@@ -247,7 +247,7 @@ static void launch_default_legacy(void **state)
 {
     (void)state;
     tb_policy_default(&pol, PCR_MAP_LEGACY);
-    assert_int_equal(measure_launch(&pol, &sha1_sha256, PCR_MAP_LEGACY, mods, 2, &lm), 0);
+    assert_int_equal(measure_launch(&pol, &sha1_sha256, PCR_MAP_LEGACY, mods, 2, &lm, NULL), 0);
     /* policy into 17 only; module 0 into 18; module 1 into 19 */
     assert_int_equal(lm.vl.n, 3);
     assert_vl(0, 17, "vtboot: policy control and policy hash");
@@ -257,7 +257,7 @@ static void launch_default_legacy(void **state)
     assert_module_list(&lm.vl.e[1].digests, &sha1_sha256, &mods[0]);
     assert_module_list(&lm.vl.e[2].digests, &sha1_sha256, &mods[1]);
     /* no modules at all: only the policy */
-    assert_int_equal(measure_launch(&pol, &sha1_sha256, PCR_MAP_LEGACY, mods, 0, &lm), 0);
+    assert_int_equal(measure_launch(&pol, &sha1_sha256, PCR_MAP_LEGACY, mods, 0, &lm, NULL), 0);
     assert_int_equal(lm.vl.n, 1);
     assert_int_equal(lm.nr_modules, 0);
 }
@@ -294,7 +294,7 @@ static void launch_verdicts(void **state)
     char err[128];
     assert_int_equal(tb_policy_parse(raw, (uint32_t)len, &pol, err, sizeof(err)), 0);
 
-    assert_int_equal(measure_launch(&pol, &sha1_sha256, PCR_MAP_DA, mods, 3, &lm), 0);
+    assert_int_equal(measure_launch(&pol, &sha1_sha256, PCR_MAP_DA, mods, 3, &lm, NULL), 0);
     assert_int_equal(lm.nr_modules, 3);
     assert_int_equal(lm.verdict[0], MODULE_MATCHED);
     assert_int_equal(lm.verdict[1], MODULE_MISMATCHED);
@@ -322,7 +322,7 @@ static void launch_verdicts(void **state)
     assert_module_list(&lm.vl.e[3].digests, &sha1_sha256, &mods[1]);
 
     /* the same with the legacy mapping: module 0 into 18, no policy copy in 18 */
-    assert_int_equal(measure_launch(&pol, &sha1_sha256, PCR_MAP_LEGACY, mods, 3, &lm), 0);
+    assert_int_equal(measure_launch(&pol, &sha1_sha256, PCR_MAP_LEGACY, mods, 3, &lm, NULL), 0);
     assert_int_equal(lm.vl.n, 3);
     assert_vl(0, 17, "vtboot: policy control and policy hash");
     assert_vl(1, 18, "vtboot: module 0: bzImage console=ttyS0");
@@ -330,7 +330,7 @@ static void launch_verdicts(void **state)
 
     /* when SHA-384 is a bank, nothing is added for it */
     const struct tpm_banks b = { 1, { TPM_ALG_SHA384 } };
-    assert_int_equal(measure_launch(&pol, &b, PCR_MAP_DA, mods, 2, &lm), 0);
+    assert_int_equal(measure_launch(&pol, &b, PCR_MAP_DA, mods, 2, &lm, NULL), 0);
     assert_int_equal(lm.vl.e[2].digests.count, 1);
     assert_memory_equal(lm.vl.e[2].digests.d[0].bytes, h0, 48);
     assert_int_equal(lm.verdict[0], MODULE_MATCHED);
@@ -344,7 +344,7 @@ static void launch_module_in_own_pcr_twice(void **state)
                                    0, 17, TB_HTYPE_ANY, 0, 0, 0, 0, 0 };
     char err[128];
     assert_int_equal(tb_policy_parse(raw, sizeof(raw), &pol, err, sizeof(err)), 0);
-    assert_int_equal(measure_launch(&pol, &sha1_sha256, PCR_MAP_DA, mods, 2, &lm), 0);
+    assert_int_equal(measure_launch(&pol, &sha1_sha256, PCR_MAP_DA, mods, 2, &lm, NULL), 0);
     assert_int_equal(lm.vl.n, 4);
     assert_vl(2, 17, "vtboot: module 0: bzImage console=ttyS0");
     assert_vl(3, 17, "vtboot: module 0: bzImage console=ttyS0");
@@ -359,7 +359,7 @@ static void launch_long_cmdline_truncated(void **state)
     memset(cmdline, 'a', sizeof(cmdline) - 1);
     const struct module_ref m = { cmdline, img_c, sizeof(img_c) };
     tb_policy_default(&pol, PCR_MAP_DA);
-    assert_int_equal(measure_launch(&pol, &sha1_sha256, PCR_MAP_DA, &m, 1, &lm), 0);
+    assert_int_equal(measure_launch(&pol, &sha1_sha256, PCR_MAP_DA, &m, 1, &lm, NULL), 0);
     assert_int_equal(strlen(lm.vl.e[2].what), VL_WHAT_MAX - 1);
     assert_memory_equal(lm.vl.e[2].what, "vtboot: module 0: aaaa", 22);
     /* the measurement is of the whole string */
@@ -375,20 +375,20 @@ static void launch_refusals(void **state)
         many[i] = (struct module_ref){ "m", img_c, sizeof(img_c) };
     /* 16 modules: fine, 2 + 1 + 16 extends */
     assert_int_equal(measure_launch(&pol, &sha1_sha256, PCR_MAP_DA, many, MEASURE_MAX_MODULES,
-                                    &lm), 0);
+                                    &lm, NULL), 0);
     assert_int_equal(lm.vl.n, 2 + 1 + 15);
     /* too many modules */
     assert_int_equal(measure_launch(&pol, &sha1_sha256, PCR_MAP_DA, many,
-                                    MEASURE_MAX_MODULES + 1, &lm), -1);
+                                    MEASURE_MAX_MODULES + 1, &lm, NULL), -1);
     /* no banks */
     const struct tpm_banks none = { 0, { 0 } };
-    assert_int_equal(measure_launch(&pol, &none, PCR_MAP_DA, mods, 1, &lm), -1);
+    assert_int_equal(measure_launch(&pol, &none, PCR_MAP_DA, mods, 1, &lm, NULL), -1);
     /* no room to add the policy's algorithm to a full bank list */
     const struct tpm_banks full = { 4, { TPM_ALG_SHA1, TPM_ALG_SHA1, TPM_ALG_SHA384,
                                          TPM_ALG_SHA512 } };
-    assert_int_equal(measure_launch(&pol, &full, PCR_MAP_DA, mods, 1, &lm), -1);
+    assert_int_equal(measure_launch(&pol, &full, PCR_MAP_DA, mods, 1, &lm, NULL), -1);
     /* with its algorithm among them, a full list is fine */
-    assert_int_equal(measure_launch(&pol, &all_banks, PCR_MAP_DA, mods, 1, &lm), 0);
+    assert_int_equal(measure_launch(&pol, &all_banks, PCR_MAP_DA, mods, 1, &lm, NULL), 0);
 }
 
 int main(void)
