@@ -36,14 +36,16 @@ static uint8_t *read_file(const char *path, size_t *len)
         return NULL;
     do {
         if (n == cap) {
-            uint8_t *more = cap < IMAGE_MAX ? realloc(buf, cap ? cap * 2 : 1 << 20) : NULL;
+            /* small first: most files given here are vtboot (under 1 MiB) or not ELF at all */
+            size_t grown = cap ? cap * 2 : 64u << 10;
+            uint8_t *more = cap < IMAGE_MAX ? realloc(buf, grown) : NULL;
             if (!more) {
                 free(buf);
                 gzclose(f);
                 return NULL;
             }
             buf = more;
-            cap = cap ? cap * 2 : 1 << 20;
+            cap = grown;
         }
         got = gzread(f, buf + n, (unsigned)(cap - n));
         if (got > 0)

@@ -21,7 +21,8 @@
  * LANE_BLOCK (an initialiser: the block index of each lane), VEC, V_LOAD(p) (unaligned),
  * V_SET1(x), V_LANE0(x) (x in lane 0, zero elsewhere), V_ADD, V_MUL (low 32 x low 32 -> 64),
  * V_AND, V_OR, V_SRLI, V_SLLI, V_UNPACKLO, V_UNPACKHI (64-bit interleave), V_STORE(p, v)
- * (unaligned), V_END (vzeroupper or nothing).
+ * (unaligned), V_END (vzeroupper or nothing). This file undefines them all at its end, so the
+ * next width starts clean.
  */
 
 #if defined(__i386__)
@@ -170,3 +171,21 @@ size_t FN(struct poly1305_ctx *ctx, const uint8_t *m, size_t nblocks)
 #undef VMUL_CARRY
 #undef RLOAD
 #undef VLOAD_LIMBS
+#undef FN
+#undef TARGET
+#undef LANES
+#undef LANE_BLOCK
+#undef VEC
+#undef V_LOAD
+#undef V_SET1
+#undef V_LANE0
+#undef V_ADD
+#undef V_MUL
+#undef V_AND
+#undef V_OR
+#undef V_SRLI
+#undef V_SLLI
+#undef V_UNPACKLO
+#undef V_UNPACKHI
+#undef V_STORE
+#undef V_END

@@ -29,24 +29,6 @@
 #define V_STORE(p, v) _mm_storeu_si128((__m128i *)(void *)(p), v)
 #define V_END() ((void)0)
 #include "crypto/poly1305_vec.h"
-#undef FN
-#undef TARGET
-#undef LANES
-#undef LANE_BLOCK
-#undef VEC
-#undef V_LOAD
-#undef V_SET1
-#undef V_LANE0
-#undef V_ADD
-#undef V_MUL
-#undef V_AND
-#undef V_OR
-#undef V_SRLI
-#undef V_SLLI
-#undef V_UNPACKLO
-#undef V_UNPACKHI
-#undef V_STORE
-#undef V_END
 
 /* ---- AVX2: 4 lanes; unpack works within 128-bit halves, so lanes hold blocks 0, 2, 1, 3 ---- */
 #define FN poly1305_blocks_avx2
@@ -68,24 +50,6 @@
 #define V_STORE(p, v) _mm256_storeu_si256((__m256i *)(void *)(p), v)
 #define V_END() _mm256_zeroupper()
 #include "crypto/poly1305_vec.h"
-#undef FN
-#undef TARGET
-#undef LANES
-#undef LANE_BLOCK
-#undef VEC
-#undef V_LOAD
-#undef V_SET1
-#undef V_LANE0
-#undef V_ADD
-#undef V_MUL
-#undef V_AND
-#undef V_OR
-#undef V_SRLI
-#undef V_SLLI
-#undef V_UNPACKLO
-#undef V_UNPACKHI
-#undef V_STORE
-#undef V_END
 
 /* ---- AVX-512F: 8 lanes, blocks 0, 4, 1, 5, 2, 6, 3, 7 ---- */
 #define FN poly1305_blocks_avx512
