@@ -80,6 +80,7 @@ manifest() {   # manifest [PATCHES]
     echo "package $pkg $pkgver"
     for f in $fragments; do echo "config $(basename "$f") $(sha < "$f")"; done
     echo "build.sh $(sha < "$self")"
+    echo "cache-lib.sh $(sha < "$here/../scripts/cache-lib.sh")"
     for p in ${1:-}; do echo "patch $p $(sha < "$patchdir/$p")"; done
 }
 stock_key=$(manifest | sha)
@@ -119,35 +120,7 @@ rm -rf "$cache/tmp-linux-$key".*
 say "building $flavour kernel, key $key"
 # shellcheck disable=SC2086 # one line
 say "package $pkg $pkgver; patches: $(echo ${patches:-none})"
-tmp=$(mktemp -d "$cache/tmp-linux-$key.XXXXXX")
-chmod 755 "$tmp"
-keep_tmp=0
-cleanup() {
-    rc=$?
-    if [ -n "${tmp:-}" ] && [ -d "$tmp" ]; then
-        if [ "$keep_tmp" = 1 ] || [ "${VTBOOT_KEEP_FAILED:-0}" = 1 ]; then
-            echo "kernel: failed build left in $tmp" >&2
-        else
-            rm -rf "$tmp"
-        fi
-    fi
-    exit $rc
-}
-# Long steps run in the background so a signal is handled at once: it is passed on to the running
-# step (make passes SIGTERM on to its children), we wait for it, and cleanup removes the temp tree.
-exec 8>&2   # the caller's stderr, for messages from traps (which may run inside a redirection)
-child=""
-run() { "$@" & child=$!; wait "$child"; rc=$?; child=""; return $rc; }   # "$@": a program, not a function
-on_signal() {
-    trap '' INT TERM HUP
-    if [ -n "$child" ]; then kill -TERM "$child" 2>/dev/null || true; wait "$child" 2>/dev/null || true; fi
-    echo "kernel: interrupted, removing $tmp" >&8
-    exit "$1"
-}
-trap cleanup EXIT
-trap 'on_signal 130' INT
-trap 'on_signal 143' TERM
-trap 'on_signal 129' HUP
+temp_build_tree kernel "$cache/tmp-linux-$key"
 
 if [ "$key" = "$stock_key" ]; then
     say "unpacking $tarball"

@@ -68,6 +68,7 @@ manifest() {
     echo "package xen $version dsc $dsc_sha"
     for f in $fragments; do echo "config $(basename "$f") $(sha < "$f")"; done
     echo "build.sh $(sha < "$self")"
+    echo "cache-lib.sh $(sha < "$here/../scripts/cache-lib.sh")"
     for p in $patches; do echo "patch $p $(sha < "$patchdir/$p")"; done
 }
 key=$(manifest | sha)
@@ -125,33 +126,7 @@ got=$(sha < "$dsc")
 say "building Xen $version with tboot support, key $key"
 # shellcheck disable=SC2086 # one line
 say "patches: $(echo ${patches:-none})"
-tmp=$(mktemp -d "$cache/tmp-xen-$key.XXXXXX")
-chmod 755 "$tmp"
-keep_tmp=0
-cleanup() {
-    rc=$?
-    if [ -n "${tmp:-}" ] && [ -d "$tmp" ]; then
-        if [ "$keep_tmp" = 1 ] || [ "${VTBOOT_KEEP_FAILED:-0}" = 1 ]; then
-            echo "xen: failed build left in $tmp" >&2
-        else
-            rm -rf "$tmp"
-        fi
-    fi
-    exit $rc
-}
-exec 8>&2
-child=""
-run() { "$@" & child=$!; wait "$child"; rc=$?; child=""; return $rc; }
-on_signal() {
-    trap '' INT TERM HUP
-    if [ -n "$child" ]; then kill -TERM "$child" 2>/dev/null || true; wait "$child" 2>/dev/null || true; fi
-    echo "xen: interrupted, removing $tmp" >&8
-    exit "$1"
-}
-trap cleanup EXIT
-trap 'on_signal 130' INT
-trap 'on_signal 143' TERM
-trap 'on_signal 129' HUP
+temp_build_tree xen "$cache/tmp-xen-$key"
 
 t_unpack=$(date +%s)
 say "unpacking $dsc (dpkg-source: Debian's patches applied)"
@@ -180,7 +155,6 @@ for f in $fragments; do
 done >> "$tmp/src/xen/.config"
 xmake olddefconfig > "$tmp/olddefconfig.log" 2>&1 || {
     cat "$tmp/olddefconfig.log" >&2; die "olddefconfig failed"; }
-bad=0
 for f in $fragments; do
     sed -n -e 's/^\(CONFIG_[A-Za-z0-9_]*\)=\(.*\)$/\1 \2/p' \
            -e 's/^# \(CONFIG_[A-Za-z0-9_]*\) is not set.*$/\1 n/p' "$f" |

@@ -17,7 +17,6 @@ from unittest import mock
 import pytest
 
 import vtb
-from qemuctl import Qmp
 
 PART_OFFSET = 2048 * 512            # scripts/build-disk-image.sh: the root partition at 1 MiB
 VTBOOT_CMDLINE = "logging=serial,memory"    # packaging/default/vtboot.cfg
@@ -457,12 +456,7 @@ def test_s3_from_the_installed_system(image, guest, tmp_path):
     with tempfile.TemporaryDirectory() as tmp:
         r = vtb.Running("--disk", overlay(image.path, tmp), "--policy", pol,
                         *action_args("s3"), timeout=BOOT_TIMEOUT)
-        try:
-            with Qmp(r.qmp_path, connect_timeout=60) as qmp:
-                qmp.wait_event("SUSPEND", BOOT_TIMEOUT)
-                qmp.command("system_wakeup")
-        finally:
-            run = r.finish()
+        run = r.sleep_cycles(1, timeout=BOOT_TIMEOUT)
     # the policy's positive control
     assert run.has_vtboot_line(r"^module 0: verified, sha256 [0-9a-f]{64} matches the policy$")
     assert run.has_vtboot_line(r"^module 1: verified, sha256 [0-9a-f]{64} matches the policy$")

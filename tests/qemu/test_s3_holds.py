@@ -12,7 +12,6 @@ import tempfile
 import pytest
 
 import vtb
-from qemuctl import Gdb, Qmp
 
 GUEST = "console=ttyS0 panic=-1 no_console_suspend"
 HALTED = r"^ERROR: HALT: S3 integrity check failed$"
@@ -60,21 +59,8 @@ def halted_with(run, reason, resumed=0, rc=(vtb.POWERED_OFF,)):
 def sleep_cycles(args, cmdline, during_sleep, cycles=1, timeout=300):
     """Boots, and at each suspend calls during_sleep(i, gdb, qmp) with the guest asleep (i from
     1), then wakes it. Returns the finished run."""
-    r = vtb.Running(*args, "--cmdline", f"{GUEST} {cmdline}", timeout=timeout)
-    try:
-        with Qmp(r.qmp_path, connect_timeout=60) as qmp:
-            for i in range(1, cycles + 1):
-                try:
-                    qmp.wait_event("SUSPEND", timeout)
-                except EOFError:
-                    break                # the VM ended: the run's lines say how
-                if during_sleep:
-                    with Gdb(r.gdb_path) as gdb:
-                        during_sleep(i, gdb, qmp)
-                qmp.command("system_wakeup")
-    finally:
-        run = r.finish()
-    return run
+    return vtb.Running(*args, "--cmdline", f"{GUEST} {cmdline}",
+                       timeout=timeout).sleep_cycles(cycles, during_sleep, timeout)
 
 
 # ---- origin: a sealed state this launch did not make ------------------------------------------

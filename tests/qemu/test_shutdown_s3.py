@@ -9,7 +9,6 @@ import tempfile
 import pytest
 
 import vtb
-from qemuctl import Gdb, Qmp
 from kpatch import kernel_lines
 from vtb import boot
 
@@ -58,22 +57,10 @@ def test_sealed_secret_does_not_survive_the_launch():
 
 def s3_run(cycles, machine="q35", memory=128, tamper=None):
     """Suspends `cycles` times, waking the guest through QMP after each suspend; tamper(gdb)
-    runs while the guest sleeps the first time (and is the last cycle)."""
+    runs while the guest sleeps."""
     r = vtb.Running("--machine", machine, "--memory", str(memory),
                     "--cmdline", f"{GUEST} vtboot.guest=s3 vtboot.s3={cycles}")
-    try:
-        with Qmp(r.qmp_path, connect_timeout=60) as qmp:
-            for i in range(1, cycles + 1):
-                qmp.wait_event("SUSPEND", 300)
-                if tamper:
-                    with Gdb(r.gdb_path) as gdb:
-                        tamper(gdb)
-                qmp.command("system_wakeup")
-                if tamper:
-                    break
-    finally:
-        run = r.finish()
-    return run
+    return r.sleep_cycles(cycles, tamper and (lambda i, gdb, qmp: tamper(gdb)))
 
 
 def test_s3_cycles_resume_with_verified_memory():
@@ -133,15 +120,8 @@ def test_cpu_offline_online_parks_in_vtboot():
 
 def test_s3_with_an_offline_cpu_and_two_cpus():
     """With two CPUs, Linux parks the second in vtboot before S3 and brings it back after."""
-    r = vtb.Running("--smp", "2", "--memory", "128",
-                    "--cmdline", f"{GUEST} vtboot.guest=s3,memlog vtboot.s3=2")
-    try:
-        with Qmp(r.qmp_path, connect_timeout=60) as qmp:
-            for _ in range(2):
-                qmp.wait_event("SUSPEND", 300)
-                qmp.command("system_wakeup")
-    finally:
-        run = r.finish()
+    run = vtb.Running("--smp", "2", "--memory", "128",
+                      "--cmdline", f"{GUEST} vtboot.guest=s3,memlog vtboot.s3=2").sleep_cycles(2)
     assert run.rc == vtb.POWERED_OFF, run.stderr
     assert run.values("s3-resumed") == ["1 rc=0 ", "2 rc=0 "]
     assert run.memlog_lines().count(PARKED) == 2

@@ -18,7 +18,6 @@ import subprocess
 import pytest
 
 import vtb
-from qemuctl import Gdb, Qmp
 from vtb import boot
 
 DEBIAN_XEN = "/boot/xen-4.17-amd64.gz"
@@ -261,22 +260,10 @@ def test_tboot_xen_uses_the_firmware_dmar_without_a_txt_heap():
 
 def s3_run(cycles, tamper=None, cmdline=""):
     """dom0 suspends `cycles` times, woken through QMP after each suspend; tamper(gdb, serial)
-    runs while it sleeps the first time (and is then the last cycle)."""
+    runs while it sleeps."""
     r = vtb.Running(*xen_args(TBOOT_XEN, "--cmdline",
                               f"{DOM0_CMDLINE} vtboot.guest=s3 vtboot.s3={cycles} {cmdline}"))
-    try:
-        with Qmp(r.qmp_path, connect_timeout=60) as qmp:
-            for _ in range(cycles):
-                qmp.wait_event("SUSPEND", 300)
-                if tamper:
-                    with Gdb(r.gdb_path) as gdb:
-                        tamper(gdb, r.serial())
-                qmp.command("system_wakeup")
-                if tamper:
-                    break
-    finally:
-        run = r.finish()
-    return run
+    return r.sleep_cycles(cycles, tamper and (lambda i, gdb, qmp: tamper(gdb, r.serial())))
 
 
 MAC_REGION = re.compile(r"^S3: MAC region (\d+): 0x([0-9a-f]+)\+0x([0-9a-f]+)$")

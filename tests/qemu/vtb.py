@@ -11,6 +11,8 @@ import subprocess
 import tempfile
 from dataclasses import dataclass, field
 
+from qemuctl import Gdb, Qmp
+
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 OUT = os.environ.get("VTBOOT_OUT", os.path.join(ROOT, "out"))
 LAUNCHER = os.path.join(OUT, "bin", "vtboot-qemu")
@@ -107,6 +109,25 @@ class Running:
         _, err = self.proc.communicate(timeout=self.timeout + 120)
         run = parse_run(self.proc.returncode, self.serial(), err)
         self.tmp.cleanup()
+        return run
+
+    def sleep_cycles(self, cycles, during_sleep=None, timeout=300):
+        """At each of the guest's first `cycles` suspends calls during_sleep(i, gdb, qmp) while it
+        sleeps (i from 1), then wakes it through QMP; stops early when the VM ends (its lines say
+        how). Returns the finished run."""
+        try:
+            with Qmp(self.qmp_path, connect_timeout=60) as qmp:
+                for i in range(1, cycles + 1):
+                    try:
+                        qmp.wait_event("SUSPEND", timeout)
+                    except EOFError:
+                        break
+                    if during_sleep:
+                        with Gdb(self.gdb_path) as gdb:
+                            during_sleep(i, gdb, qmp)
+                    qmp.command("system_wakeup")
+        finally:
+            run = self.finish()
         return run
 
 

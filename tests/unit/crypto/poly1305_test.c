@@ -126,33 +126,6 @@ static void test_empty_message_tag_is_s(void **state)
     assert_memory_equal(tag, key + 16, 16);
 }
 
-static void test_random_splits_match_oneshot(void **state)
-{
-    enum { MAXLEN = 4000, ITERS = 500 };
-    static uint8_t msg[MAXLEN];
-
-    (void)state;
-    test_rng_seed();
-    for (int it = 0; it < ITERS; it++) {
-        uint8_t key[POLY1305_KEY_SIZE], want[POLY1305_TAG_SIZE], got[POLY1305_TAG_SIZE];
-        struct poly1305_ctx ctx;
-        size_t len = test_rng_upto(MAXLEN), off = 0;
-
-        test_rng_fill(key, sizeof(key));
-        test_rng_fill(msg, len);
-        poly1305_mac(key, msg, len, want);
-        poly1305_init(&ctx, key);
-        while (off < len) {
-            size_t n = test_rng_chunk(len - off);
-            poly1305_update(&ctx, msg + off, n);
-            off += n;
-        }
-        poly1305_final(&ctx, got);
-        if (memcmp(got, want, sizeof(got)))
-            fail_msg("iteration %d, len %zu: streamed tag differs", it, len);
-    }
-}
-
 /* Every length up to 4 blocks + 1, split at every point. */
 static void test_boundary_splits(void **state)
 {
@@ -369,7 +342,6 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rfc8439_vectors),
         cmocka_unit_test(test_empty_message_tag_is_s),
-        cmocka_unit_test(test_random_splits_match_oneshot),
         cmocka_unit_test(test_boundary_splits),
         cmocka_unit_test(test_all_ones_stress_known_tag),
         cmocka_unit_test(test_reference_matches_rfc),
