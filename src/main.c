@@ -374,6 +374,11 @@ void boot_linux(uint32_t magic, uint32_t info, bool launched)
     if (bi.rsdp_len)
         memcpy(rsdp_copy, bi.rsdp, bi.rsdp_len);
     platform_init(bi.rsdp_len ? sym_addr(rsdp_copy) : 0);
+    if (bi.mmap_was_sanitised)
+        pr_warn("the loader's memory map (%u entries) is unsorted or has overlapping entries; "
+                "vtboot uses it sanitised (%u entries: sorted, each overlap given to the non-RAM "
+                "type)\n",
+                bi.mmap_loader_nr, bi.mmap.nr);
     print_map("memory map from the loader", &bi.mmap);
 
     unsigned nown = vtboot_ranges(own);
