@@ -13,6 +13,7 @@
 #include "arch/x86/io.h"
 #include "arch/x86/segments.h"
 #include "boot/bootinfo.h"
+#include "boot/modules.h"
 #include "boot/options.h"
 #include "boot_mb.h"
 #include "crypto/cpu.h"
@@ -165,27 +166,16 @@ static void move_out_of_own_ranges(unsigned i, const struct mem_range *own, unsi
     m->end = (uint32_t)to + size;
 }
 
-/* Every module must be RAM, clear of every other module, and (once moved) of vtboot. */
+/* Refuses modules that cannot be used (boot/modules.h); moves those that lie in vtboot's memory
+ * outside its loaded image. */
 static void check_modules(const struct mem_range *own, unsigned nown)
 {
-    for (unsigned i = 0; i < bi.nr_modules; i++) {
-        const struct boot_module *m = &bi.modules[i];
-        uint32_t size = m->end - m->start;
-        pr_info("module %u: 0x%08x - 0x%08x (%u bytes) '%s'\n", i, m->start, m->end, size,
-                m->string);
-        if (size && !e820_range_is(&bi.mmap, m->start, size, E820_TYPE_RAM)) {
-            fmt_snprintf(err, sizeof(err), "module %u at 0x%x+0x%x is not in RAM", i, m->start,
-                         size);
-            fail("bad module");
-        }
-        for (unsigned j = 0; j < i; j++) {
-            const struct boot_module *o = &bi.modules[j];
-            if (ranges_overlap(m->start, size, o->start, o->end - o->start)) {
-                fmt_snprintf(err, sizeof(err), "modules %u and %u overlap", j, i);
-                fail("bad module");
-            }
-        }
-    }
+    for (unsigned i = 0; i < bi.nr_modules; i++)
+        pr_info("module %u: 0x%08x - 0x%08x (%u bytes) '%s'\n", i, bi.modules[i].start,
+                bi.modules[i].end, bi.modules[i].end - bi.modules[i].start,
+                bi.modules[i].string);
+    if (modules_check(&bi, sym_addr(_mle_start), sym_addr(_end), err, sizeof(err)))
+        fail("bad module");
     for (unsigned i = 0; i < bi.nr_modules; i++)
         if (place_conflict(own, nown, bi.modules[i].start,
                            bi.modules[i].end - bi.modules[i].start))
@@ -384,6 +374,11 @@ void boot_linux(uint32_t magic, uint32_t info, bool launched)
     if (bi.rsdp_len)
         memcpy(rsdp_copy, bi.rsdp, bi.rsdp_len);
     platform_init(bi.rsdp_len ? sym_addr(rsdp_copy) : 0);
+    if (bi.mmap_was_sanitised)
+        pr_warn("the loader's memory map (%u entries) is unsorted or has overlapping entries; "
+                "vtboot uses it sanitised (%u entries: sorted, each overlap given to the non-RAM "
+                "type)\n",
+                bi.mmap_loader_nr, bi.mmap.nr);
     print_map("memory map from the loader", &bi.mmap);
 
     unsigned nown = vtboot_ranges(own);

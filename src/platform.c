@@ -35,6 +35,9 @@ void platform_init(uint64_t rsdp)
               acpi.pm1a_cnt.space_id == ACPI_GAS_IO ? "io" : "mem",
               (unsigned long long)acpi.pm1a_cnt.address, acpi.s5_known ? "known" : "unknown",
               acpi.s5_typ_a, acpi.s5_typ_b);
+    if (!acpi.facs)
+        pr_warn("ACPI: no FACS (the FADT's FIRMWARE_CTRL and X_FIRMWARE_CTRL are 0): no waking "
+                "vector, so no S3; a suspend request will halt with PCRs capped\n");
 }
 
 const struct acpi_platform *platform_acpi(void)

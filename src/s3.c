@@ -267,7 +267,8 @@ void s3_suspend(void)
     _Static_assert(sizeof(struct s3_state) <= 0x8000, "S3 state fits its area");
     volatile uint32_t *vector = waking_vector(si);
     if (!vector)
-        integrity_halt("no FACS waking vector to point at vtboot");
+        integrity_halt("refused: no FACS waking vector to point at vtboot (the resume could not "
+                       "go through a launch)");
     if (!launch_is_measured()) {
         /* nothing was promised: the firmware resumes the kernel directly */
         pr_warn("S3: the launch was not measured; suspending without memory integrity\n");

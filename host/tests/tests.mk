@@ -21,6 +21,22 @@ $(HOST_TESTK): $(HOST_TESTK_OBJ) host/tests/guest/link.ld
 	ld -m elf_i386 -nostdlib -static -z noexecstack --no-warn-rwx-segments \
 	   -T host/tests/guest/link.ld -o $@ $(HOST_TESTK_OBJ)
 
+# badload: a loader that hands vtboot malformed input (tests/qemu/test_loader_faults.py),
+# with vtboot's ELF built in
+HOST_BADLOAD := $(OUT)/host/tests/badload.elf
+$(OUT)/host/tests/badload.o: host/tests/guest/badload.c include/abi/acpi.h include/abi/multiboot1.h
+	@mkdir -p $(@D)
+	$(HOST_TESTK_CC) -c -o $@ $<
+
+$(OUT)/host/tests/badload-entry.o: host/tests/guest/badload.S include/abi/multiboot1.h $(OUT)/vtboot
+	@mkdir -p $(@D)
+	$(HOST_TESTK_CC) -D__ASSEMBLY__ -DVTBOOT_ELF='"$(OUT)/vtboot"' -c -o $@ $<
+
+$(HOST_BADLOAD): $(OUT)/host/tests/badload-entry.o $(OUT)/host/tests/badload.o host/tests/guest/badload.ld
+	ld -m elf_i386 -nostdlib -static -z noexecstack --no-warn-rwx-segments \
+	   -T host/tests/guest/badload.ld -o $@ $(filter %.o,$^)
+BUILD += $(HOST_BADLOAD)
+
 HOST_UNIT := $(OUT)/host/tests/host-unit
 # tpmfault_test.c and attest_test.c are binaries of their own (host-unit-tpmfault, -attest)
 HOST_UNIT_SRC := $(filter-out host/tests/unit/tpmfault_test.c host/tests/unit/attest_test.c,\

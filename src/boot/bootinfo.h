@@ -39,6 +39,8 @@ struct boot_info {
     unsigned nr_modules;
     struct boot_module modules[BOOT_MAX_MODULES];
     struct e820_map mmap;            /* as the loader reported it, sanitised */
+    unsigned mmap_loader_nr;         /* entries the loader gave */
+    bool mmap_was_sanitised;         /* they were unsorted or overlapping */
     bool have_meminfo;
     uint32_t mem_lower_kb;
     uint32_t mem_upper_kb;

@@ -85,6 +85,8 @@ static int finish_mmap(struct boot_info *bi, char *err, unsigned errlen)
     }
     if (bi->mmap.nr == 0)
         FAIL("no memory map and no memory size from the loader");
+    bi->mmap_loader_nr = bi->mmap.nr;
+    bi->mmap_was_sanitised = !e820_sorted_disjoint(&bi->mmap);
     if (e820_sanitize(&bi->mmap))
         FAIL("memory map has more than %u regions", E820_MAP_MAX);
     return 0;

@@ -11,6 +11,14 @@ int e820_append(struct e820_map *m, uint64_t addr, uint64_t size, uint32_t type)
     return 0;
 }
 
+bool e820_sorted_disjoint(const struct e820_map *m)
+{
+    for (unsigned i = 1; i < m->nr; i++)
+        if (m->e[i].addr < m->e[i - 1].addr + m->e[i - 1].size)
+            return false;
+    return true;
+}
+
 static uint64_t type_rank(uint32_t type)
 {
     /* RAM is the weakest claim; any other type (even an unknown one, even 0) keeps its range,

@@ -29,6 +29,11 @@ struct e820_map {
  * range wraps past 2^64. */
 int e820_append(struct e820_map *m, uint64_t addr, uint64_t size, uint32_t type);
 
+/* True if the entries are in address order and none overlaps another, as a careful loader
+ * hands them over (adjacent entries of one type are fine). Any other map is still used once
+ * sanitised, but vtboot says so. */
+bool e820_sorted_disjoint(const struct e820_map *m);
+
 /* Rewrites the map into canonical form; fails if the result would not fit. */
 int e820_sanitize(struct e820_map *m);
 

@@ -108,6 +108,8 @@ static void mb1_full(void **state)
     assert_int_equal(bi.rsdp_len, 0);
     /* the map wins over mem_lower/mem_upper */
     assert_qemu_map();
+    assert_int_equal(bi.mmap_loader_nr, 6);
+    assert_false(bi.mmap_was_sanitised);
 }
 
 static void mb1_map_is_sanitised(void **state)
@@ -126,6 +128,8 @@ static void mb1_map_is_sanitised(void **state)
     assert_entry(1, 0x180000, 0x1000, 4);
     assert_entry(2, 0x181000, 0x7f000, 1);
     assert_false(bi.have_meminfo);
+    assert_int_equal(bi.mmap_loader_nr, 3);          /* the zero-size entry is dropped */
+    assert_true(bi.mmap_was_sanitised);
 }
 
 static void mb1_meminfo_only(void **state)

@@ -258,6 +258,32 @@ static void set_range_full_map(void **state)
     assert_int_equal(m.nr, 127);
 }
 
+static void sorted_disjoint(void **state)
+{
+    (void)state;
+    /* in order, adjacent pieces of one type included: what a careful loader gives */
+    const struct ent sorted[] = { { 0, 0x9fc00, 1 }, { 0x9fc00, 0x400, 2 },
+                                  { 0x100000, 0x100000, 1 }, { 0x200000, 0x100000, 1 } };
+    load(sorted, 4);
+    assert_true(e820_sorted_disjoint(&m));
+    const struct ent unsorted[] = { { 0x100000, 0x100000, 1 }, { 0, 0x9fc00, 1 } };
+    load(unsorted, 2);
+    assert_false(e820_sorted_disjoint(&m));
+    const struct ent overlapping[] = { { 0, 0x200000, 1 }, { 0x1ff000, 0x2000, 2 } };
+    load(overlapping, 2);
+    assert_false(e820_sorted_disjoint(&m));
+    /* the same start twice is an overlap too */
+    const struct ent twice[] = { { 0x100000, 0x1000, 1 }, { 0x100000, 0x1000, 1 } };
+    load(twice, 2);
+    assert_false(e820_sorted_disjoint(&m));
+    load(twice, 0);
+    assert_true(e820_sorted_disjoint(&m));
+    /* sanitised, any map is */
+    load(overlapping, 2);
+    assert_int_equal(e820_sanitize(&m), 0);
+    assert_true(e820_sorted_disjoint(&m));
+}
+
 static void range_is(void **state)
 {
     (void)state;
@@ -311,6 +337,7 @@ int main(void)
         cmocka_unit_test(set_range_carves),
         cmocka_unit_test(set_range_full_map),
         cmocka_unit_test(range_is),
+        cmocka_unit_test(sorted_disjoint),
         cmocka_unit_test(type_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

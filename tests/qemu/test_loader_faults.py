@@ -1,0 +1,105 @@
+# SPDX-License-Identifier: MIT
+"""Issue 13, bad loader input in a real boot: badload (host/tests/guest/badload.c), a multiboot1
+loader with vtboot built in, loads vtboot's ELF itself and hands it malformed information, as
+whoever controls the loader can. Each fault gets vtboot's own line and the policy's outcome."""
+
+import hashlib
+import os
+
+import vtb
+from vtb import boot
+
+BADLOAD = os.path.join(vtb.OUT, "host", "tests", "badload.elf")
+# what vtboot gets: badload takes its fault=... word out of QEMU's command line
+VTBOOT_CMDLINE = "badload.elf logging=serial,memory loglvl=all"
+MEMORY = "512"      # the map's entry counts below are QEMU's for 512 MiB on q35
+
+
+def badload(fault, *args):
+    run = boot("--vtboot", BADLOAD, "--memory", MEMORY,
+               "--vtboot-cmdline", f"fault={fault} logging=serial,memory loglvl=all", *args,
+               timeout=300)
+    assert f"BADLOAD: fault={fault}, command line [{VTBOOT_CMDLINE}]" in run.serial, run.serial
+    assert "BADLOAD: entering vtboot" in run.serial
+    return run
+
+
+def badload_map(run):
+    """The memory map badload handed over: [(addr, len, type)] in its order."""
+    return [tuple(int(v, 16) for v in l.split()[2:5]) for l in run.serial.splitlines()
+            if l.startswith("BADLOAD: mmap ")]
+
+
+def launched_with_vtboots_mle(run):
+    """The host launched vtboot's MLE (with this command line) before anything below ran."""
+    mle = hashlib.sha256(vtb.mle_bytes(VTBOOT_CMDLINE)).hexdigest()
+    return any(l.startswith("vtboot-qemu: virtual SENTER: launched CPU 0 at ") and
+               l.endswith(" sha256=" + mle) for l in run.stderr.splitlines())
+
+
+def test_unsorted_overlapping_map_is_sanitised():
+    """A map in reverse order, its largest RAM entry split into two halves that overlap, and a
+    RAM entry over the BIOS area that the map also calls reserved: vtboot says so and Linux
+    boots with exactly the map it gets from QEMU's well-formed one."""
+    control = badload("none")
+    assert control.rc == vtb.POWERED_OFF, control.stderr
+    assert not control.has_vtboot_line(r"memory map .* unsorted")
+    good = badload_map(control)
+    assert good == sorted(good)
+
+    run = badload("mmap")
+    assert run.rc == vtb.POWERED_OFF, run.stderr
+    bad = badload_map(run)
+    assert bad != sorted(bad) and len(bad) == len(good) + 2
+    assert (0xf0000, 0x10000, 1) in bad and (0xf0000, 0x10000, 2) in bad
+    assert run.has_vtboot_line(
+        r"^WARNING: the loader's memory map \(10 entries\) is unsorted or has overlapping "
+        r"entries; vtboot uses it sanitised \(8 entries: sorted, each overlap given to the "
+        r"non-RAM type\)$")
+    e820 = vtb.parse_boot_e820(run.serial)
+    assert e820 == vtb.parse_boot_e820(control.serial) and len(e820) == 12
+    assert (0xf0000, 0x100000, "reserved") in e820
+    assert "\nVTBOOT-GUEST: end\n" in run.serial      # the guest's /init ran to its end
+
+
+def test_module_over_vtboots_image_is_refused():
+    """Module 1 (the initrd) claimed at vtboot's own load address: its bytes there are vtboot's.
+    The MLE refuses it before measuring any module, caps PCRs 17-19 and halts; Linux never
+    runs. (vtboot used to move its own image out as the initrd, measure and boot it.)"""
+    syms = vtb.elf_symbols()
+    run = badload("modimage")
+    assert run.rc == vtb.POWERED_OFF, run.stderr
+    claimed = [l.split()[3] for l in run.serial.splitlines() if l.startswith("BADLOAD: module 0x1 ")]
+    start, end = (int(v, 16) for v in claimed[0].split("-"))
+    assert start == syms["_mle_start"] == 0x840000
+    initrd_size = end - start
+    assert launched_with_vtboots_mle(run), run.stderr
+    lines = run.vtboot_lines()
+    refusal = (f"ERROR: bad module: module 1 at 0x840000+{initrd_size:#x} overlaps vtboot's "
+               f"loaded image {syms['_mle_start']:#x}-{syms['_end']:#x}")
+    assert refusal in lines
+    assert lines.index(refusal) < lines.index("capped PCRs 17-19 (halt)")
+    assert not run.has_vtboot_line(r"moved from|extended PCR 17: vtboot: module")
+    launched = hashlib.sha256(b"\0" * 32 + hashlib.sha256(
+        vtb.mle_bytes(VTBOOT_CMDLINE)).digest()).hexdigest()
+    after = [l.split(": ")[1] for l in lines if l.startswith("  PCR 17 after the cap, sha256: ")]
+    assert len(after) == 1 and after[0] != launched
+    assert not run.linux_ran()
+
+
+def test_acpi_without_facs():
+    """A FADT without a FACS: vtboot boots on and says that S3 is impossible and that a suspend
+    would halt with PCRs capped. Linux 6.1 itself cannot run on these tables: QEMU's DSDT takes
+    the ACPI global lock, which lives in the FACS, and the kernel oopses (a NULL FACS in
+    __acpi_acquire_global_lock) and resets (panic=-1), so no suspend request is ever made."""
+    run = badload("nofacs")
+    assert "BADLOAD: FADT at 0x" in run.serial
+    assert ": FIRMWARE_CTRL 0x" in run.serial and "-> 0, checksum fixed" in run.serial
+    assert launched_with_vtboots_mle(run), run.stderr
+    assert run.has_vtboot_line(r"^ACPI: RSDP 0x[0-9a-f]+ FACS 0x0 PM1a_CNT io 0x604, ")
+    assert run.has_vtboot_line(
+        r"^WARNING: ACPI: no FACS \(the FADT's FIRMWARE_CTRL and X_FIRMWARE_CTRL are 0\): no "
+        r"waking vector, so no S3; a suspend request will halt with PCRs capped$")
+    assert run.has_vtboot_line(r"^timing: jump into Linux at TSC ")
+    assert "RIP: 0010:__acpi_acquire_global_lock" in run.serial
+    assert run.rc == vtb.RESET, run.stderr
