@@ -7,7 +7,7 @@ DEPS  += linux-source-6.1 bc flex bison libelf-dev libssl-dev cpio xz-utils gcc 
 	 binutils util-linux coreutils patch
 BUILD += $(OUT)/bzImage
 
-STOCK_KERNEL_INPUTS := kernel/build.sh kernel/kernel.mk $(wildcard kernel/config/*.config) \
+STOCK_KERNEL_INPUTS := kernel/build.sh scripts/cache-lib.sh kernel/kernel.mk $(wildcard kernel/config/*.config) \
 	$(wildcard /usr/src/linux-source-6.1.tar.xz)
 KERNEL_INPUTS := $(STOCK_KERNEL_INPUTS) $(filter-out %~,$(wildcard kernel/patches/*))
 
