@@ -35,6 +35,7 @@ Usage: boot_bench.py [--json FILE] [--runs N] [--s3-boots N] [--cycles N]
 """
 
 import argparse
+import functools
 import json
 import os
 import shlex
@@ -80,15 +81,16 @@ class Boot:
         return vtb.Run(0, self.lines.text(), "").vtboot_lines()
 
 
+@functools.lru_cache
 def launcher_qemu_argv(*args):
     """The QEMU command the launcher runs for these arguments, from its -v line (it starts the
-    VM, and is stopped by its --timeout after a second)."""
+    VM, and is stopped by its --timeout after a second; once for each set of arguments)."""
     p = subprocess.run([vtb.LAUNCHER, "-v", "--timeout", "1", *args], capture_output=True,
                        text=True, errors="replace")
     lines = [l for l in p.stderr.splitlines() if l.startswith("vtboot-qemu: qemu: ")]
     if not lines:
         raise RuntimeError(f"vtboot-qemu -v printed no QEMU command line:\n{p.stderr}")
-    return shlex.split(lines[0][len("vtboot-qemu: qemu: "):])
+    return tuple(shlex.split(lines[0][len("vtboot-qemu: qemu: "):]))
 
 
 def direct_qemu_argv(launcher_argv, kernel, initrd, cmdline, qmp_path):
