@@ -27,9 +27,7 @@ XEN_CMDLINE = "console=com1 com1=115200,8n1"     # the launcher's default with -
 DOM0_CMDLINE = "console=hvc0 panic=-1"
 
 
-def dom0_kernel():
-    """Debian's generic 6.1 kernel (Xen dom0 support built in), fetched once into the cache."""
-    return vtb.debian_kernel("linux-image-amd64", "xen-dom0-kernel", "CONFIG_XEN_DOM0=y")
+dom0_kernel = vtb.debian_generic_kernel
 
 
 def xen_args(xen, *extra, kernel=None, memory="1024"):

@@ -9,6 +9,8 @@ import shutil
 import struct
 import subprocess
 import tempfile
+import threading
+import time
 from dataclasses import dataclass, field
 
 from qemuctl import Gdb, Qmp
@@ -129,6 +131,47 @@ class Running:
         finally:
             run = self.finish()
         return run
+
+
+class TimedLines:
+    """A process's output (a binary pipe) line by line, each line with the host's
+    time.monotonic() when it arrived: read in a thread, so that the caller can wait for a line
+    while the process runs (the benches time a boot by the guest's serial lines)."""
+
+    def __init__(self, stream):
+        self.lines = []                  # (arrival time, line without its line end)
+        self.ended = False
+        self._cond = threading.Condition()
+        threading.Thread(target=self._read, args=(stream,), daemon=True).start()
+
+    def _read(self, stream):
+        for raw in iter(stream.readline, b""):
+            line = raw.decode(errors="replace").rstrip("\r\n")
+            with self._cond:
+                self.lines.append((time.monotonic(), line))
+                self._cond.notify_all()
+        with self._cond:
+            self.ended = True
+            self._cond.notify_all()
+
+    def wait(self, pattern, timeout):
+        """The arrival time of the first line that pattern (a regular expression) matches at
+        its start; TimeoutError if none came in time or the output ended without one."""
+        end = time.monotonic() + timeout
+        with self._cond:
+            while True:
+                for t, line in self.lines:
+                    if re.match(pattern, line):
+                        return t
+                left = end - time.monotonic()
+                if self.ended or left <= 0:
+                    raise TimeoutError(f"no line matching {pattern!r}"
+                                       f"{' (the output ended)' if self.ended else ''}")
+                self._cond.wait(left)
+
+    def text(self):
+        with self._cond:
+            return "\n".join(line for _, line in self.lines)
 
 
 def module_strings(*args):
@@ -369,6 +412,50 @@ def image_bytes(path):
     return gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data
 
 
+def padded_initrd(directory, pad):
+    """The test initrd's archive, uncompressed (the launcher would unpack a gzip'd one, and gzip
+    drops trailing zeros), followed by `pad` zero bytes (Linux skips zeros between archives),
+    written into directory. Returns its path and size."""
+    data = image_bytes(os.path.join(OUT, "initrd.img")) + bytes(pad)
+    path = os.path.join(directory, "initrd-padded.img")
+    with open(path, "wb") as f:
+        f.write(data)
+    return path, len(data)
+
+
+@dataclass
+class Timing:
+    """vtboot's line before a jump into a kernel or the S3 sleep (src/drivers/timer.c
+    timer_log_jump)."""
+    tsc: int            # the TSC at the jump
+    ran: int            # ticks since this half's entry
+    ran_us: int
+    entry: int          # the TSC at this half's entry
+    hashing: int        # ticks spent hashing (or MACing) since then
+    hashing_us: int
+    mhz: int            # the calibrated TSC rate
+
+
+def timings(vtboot_lines, what="jump into Linux"):
+    """Each "timing: <what> at TSC ..." line (without "vtboot: ") parsed, or None for one that
+    starts like it and does not parse."""
+    prefix = f"timing: {what} at "
+    line_re = re.compile(rf"^{re.escape(prefix)}TSC (\d+): (\d+) ticks \((\d+) us\) since the "
+                         r"entry at TSC (\d+), hashing (\d+) ticks \((\d+) us\); TSC (\d+) MHz$")
+    out = []
+    for line in vtboot_lines:
+        if line.startswith(prefix):
+            m = line_re.match(line)
+            out.append(Timing(*map(int, m.groups())) if m else None)
+    return out
+
+
+def entry_tsc(vtboot_lines, half):
+    """The TSC of a half's entry ("pre-launch", "MLE") from its "timing: ... entry" lines."""
+    return [int(l.rsplit(" ", 1)[1]) for l in vtboot_lines
+            if re.fullmatch(rf"timing: {re.escape(half)} entry at TSC \d+", l)]
+
+
 def guest_pcrs(run, banks=("sha1", "sha256")):
     return {(p, b): run.guest[f"pcr-{b}-{p}"] for p in (17, 18, 19) for b in banks}
 
@@ -409,3 +496,9 @@ def debian_kernel(metapackage, cache_name, config_needs=None):
         shutil.move(os.path.join(boot_dir, image), vmlinuz + ".tmp")
         os.rename(vmlinuz + ".tmp", vmlinuz)
     return vmlinuz
+
+
+def debian_generic_kernel():
+    """Debian's generic 6.1 kernel (linux-image-amd64: about 8 MB, Xen dom0 support built in),
+    fetched once into the cache."""
+    return debian_kernel("linux-image-amd64", "xen-dom0-kernel", "CONFIG_XEN_DOM0=y")
