@@ -89,10 +89,12 @@ def test_module_over_vtboots_image_is_refused():
 
 def test_acpi_without_facs():
     """A FADT without a FACS: vtboot boots on and says that S3 is impossible and that a suspend
-    would halt with PCRs capped. Linux 6.1 itself cannot run on these tables: QEMU's DSDT takes
-    the ACPI global lock, which lives in the FACS, and the kernel oopses (a NULL FACS in
-    __acpi_acquire_global_lock) and resets (panic=-1), so no suspend request is ever made."""
-    run = badload("nofacs")
+    would halt with PCRs capped; the guest's suspend request then gets exactly that. QEMU runs
+    without its HPET: the HPET's _STA in QEMU's DSDT reads a field that takes the ACPI global
+    lock, which lives in the FACS, and Linux 6.1 oopses there (a NULL FACS in
+    __acpi_acquire_global_lock) long before any suspend."""
+    run = badload("nofacs", "--cmdline", "console=ttyS0 panic=-1 no_console_suspend vtboot.guest=s3",
+                  "--", "-machine", "hpet=off")
     assert "BADLOAD: FADT at 0x" in run.serial
     assert ": FIRMWARE_CTRL 0x" in run.serial and "-> 0, checksum fixed" in run.serial
     assert launched_with_vtboots_mle(run), run.stderr
@@ -100,6 +102,20 @@ def test_acpi_without_facs():
     assert run.has_vtboot_line(
         r"^WARNING: ACPI: no FACS \(the FADT's FIRMWARE_CTRL and X_FIRMWARE_CTRL are 0\): no "
         r"waking vector, so no S3; a suspend request will halt with PCRs capped$")
-    assert run.has_vtboot_line(r"^timing: jump into Linux at TSC ")
-    assert "RIP: 0010:__acpi_acquire_global_lock" in run.serial
-    assert run.rc == vtb.RESET, run.stderr
+    assert run.values("s3-suspend") == ["1"]
+    lines = run.vtboot_lines()
+    request = "shutdown_entry: S3 (suspend to RAM) (type 3) on CPU 0"
+    refusal = ("ERROR: S3: refused: no FACS waking vector to point at vtboot (the resume could "
+               "not go through a launch)")
+    capped = "capped PCRs 17-19 (S3 integrity)"
+    assert request in lines and refusal in lines and capped in lines
+    assert lines.index(request) < lines.index(refusal) < lines.index(capped)
+    after = lines[lines.index(capped) + 1:]
+    assert [l.split(": ")[0] for l in after] == [
+        "  PCR 17 after the cap, sha1", "  PCR 17 after the cap, sha256", "ERROR"]
+    assert after[1].split(": ")[1] != run.guest["pcr-sha256-17"]     # as the guest read it
+    assert after[2] == "ERROR: HALT: S3 integrity check failed"
+    # nothing was sealed, no waking vector written, the guest never resumed
+    assert not run.has_vtboot_line(r"^S3: (key sealed|waking vector|MAC region)")
+    assert not run.values("s3-resumed")
+    assert run.rc == vtb.POWERED_OFF, run.stderr
