@@ -166,6 +166,12 @@ static void move_out_of_own_ranges(unsigned i, const struct mem_range *own, unsi
     m->end = (uint32_t)to + size;
 }
 
+void boot_refuse_bad_modules(void)
+{
+    if (modules_check(&bi, sym_addr(_mle_start), sym_addr(_end), err, sizeof(err)))
+        fail("bad module");
+}
+
 /* Refuses modules that cannot be used (boot/modules.h); moves those that lie in vtboot's memory
  * outside its loaded image. */
 static void check_modules(const struct mem_range *own, unsigned nown)
@@ -174,8 +180,7 @@ static void check_modules(const struct mem_range *own, unsigned nown)
         pr_info("module %u: 0x%08x - 0x%08x (%u bytes) '%s'\n", i, bi.modules[i].start,
                 bi.modules[i].end, bi.modules[i].end - bi.modules[i].start,
                 bi.modules[i].string);
-    if (modules_check(&bi, sym_addr(_mle_start), sym_addr(_end), err, sizeof(err)))
-        fail("bad module");
+    boot_refuse_bad_modules();
     for (unsigned i = 0; i < bi.nr_modules; i++)
         if (place_conflict(own, nown, bi.modules[i].start,
                            bi.modules[i].end - bi.modules[i].start))

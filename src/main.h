@@ -25,6 +25,9 @@ void boot_banner(const char *half);
 /* The loader's information at `info` for the loader's `magic`, parsed and validated; halts on
  * anything malformed. */
 const struct boot_info *boot_read_loader(uint32_t magic, uint32_t info);
+/* Halts on modules that cannot be used at all (boot/modules.h, modules_check): the pre-launch
+ * half asks so before any launch, and the MLE asks again (the pre-launch half is not measured). */
+void boot_refuse_bad_modules(void);
 
 /* Reads the loader's information again, places and checks everything, builds the shared
  * page, measures (launched) or lets the policy decide (not), and starts Linux. */

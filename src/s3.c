@@ -241,20 +241,17 @@ static void seal_for_resume(struct s3_state *s)
     launch_tpm_release();
 }
 
-/* The firmware's waking vector field the kernel pointed at, checked against the FACS. */
+/* The FACS's waking vector field (acpi_waking_vector decides); 0: no S3. */
 static volatile uint32_t *waking_vector(const struct tboot_acpi_sleep_info *si)
 {
     const struct acpi_platform *acpi = platform_acpi();
-    uint64_t want = acpi && acpi->facs ? acpi->facs + FACS_FIRMWARE_WAKING_VECTOR : 0;
-    if (si->vector_width == 32 && si->wakeup_vector && si->wakeup_vector == want)
-        return phys_map(si->wakeup_vector, 4);
-    if (want) {
+    struct acpi_waking_vector w = acpi_waking_vector(acpi ? acpi->facs : 0, si->wakeup_vector,
+                                                     si->vector_width);
+    if (w.field && w.kernel_differs)
         pr_warn("S3: the kernel's wakeup_vector 0x%llx (width %u) is not FACS+12 (0x%llx); "
                 "using the FACS\n", (unsigned long long)si->wakeup_vector, si->vector_width,
-                (unsigned long long)want);
-        return phys_map(want, 4);
-    }
-    return 0;
+                (unsigned long long)w.field);
+    return w.field ? phys_map(w.field, 4) : 0;
 }
 
 void s3_suspend(void)

@@ -314,3 +314,15 @@ bool acpi_aml_find_s5(const uint8_t *aml, uint32_t len, uint8_t *typ_a, uint8_t 
     }
     return false;
 }
+
+struct acpi_waking_vector acpi_waking_vector(uint64_t facs, uint64_t kernel_vector,
+                                             uint32_t kernel_width)
+{
+    struct acpi_waking_vector w = { 0, false };
+
+    if (!facs || !range_fits(facs, FACS_FIRMWARE_WAKING_VECTOR + 4, FOUR_GIB))
+        return w;
+    w.field = facs + FACS_FIRMWARE_WAKING_VECTOR;
+    w.kernel_differs = kernel_width != 32 || kernel_vector != w.field;
+    return w;
+}

@@ -60,6 +60,18 @@ int acpi_digest_tables(uint64_t rsdp, struct acpi_digests *out, char *err, unsig
  * more or one fewer), or -1 if they are the same. */
 int acpi_digests_compare(const struct acpi_digests *was, const struct acpi_digests *now);
 
+/* Where vtboot points the firmware at its S3 resume: the 32-bit FIRMWARE_WAKING_VECTOR of the
+ * FACS vtboot found itself (facs + 12), whatever the kernel's acpi_sinfo says. field 0: no S3
+ * (no FACS, or its vector not below 4 GiB, where vtboot cannot write it). kernel_differs: the
+ * kernel's wakeup_vector (of vector_width bits) is not that field; vtboot says so. */
+struct acpi_waking_vector {
+    uint64_t field;
+    bool kernel_differs;
+};
+
+struct acpi_waking_vector acpi_waking_vector(uint64_t facs, uint64_t kernel_vector,
+                                             uint32_t kernel_width);
+
 /* Finds Name(_S5, Package(){a, b, ...}) in an AML byte stream; false if absent/malformed. */
 bool acpi_aml_find_s5(const uint8_t *aml, uint32_t len, uint8_t *typ_a, uint8_t *typ_b);
 

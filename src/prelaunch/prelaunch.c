@@ -2,10 +2,11 @@
 /*
  * vtboot before the launch (tboot's begin_launch), entered from the loader or from the S3
  * waking vector. Nothing here is measured and nothing here is trusted later: it finds its
- * command line and logging options, writes the command line into the MLE (so that the launch
- * measures it), leaves the MLE a hand-over, stops the other CPUs and asks the host for the
- * launch. A launch never comes back here. Without one, the policy decides whether Linux
- * starts unmeasured, through the same boot flow the MLE runs.
+ * command line and logging options, refuses modules that cannot be used (the MLE checks them
+ * again), writes the command line into the MLE (so that the launch measures it), leaves the
+ * MLE a hand-over, stops the other CPUs and asks the host for the launch. A launch never
+ * comes back here. Without one, the policy decides whether Linux starts unmeasured, through
+ * the same boot flow the MLE runs.
  */
 #include <stdint.h>
 
@@ -74,6 +75,7 @@ void prelaunch_boot(uint32_t magic, uint32_t info)
     boot_banner("pre-launch (not measured)");
     pr_info("command line: %s\n", bi->cmdline);
     timer_log_entry("pre-launch");
+    boot_refuse_bad_modules();       /* no launch for modules the MLE would refuse */
 
     mle_cmdline_store(mle_cmdline, MLE_CMDLINE_SIZE, bi->cmdline);
     handoff_start(&handoff, HANDOFF_BOOT, magic, info);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* acpi_find_rsdp / acpi_read_platform / acpi_aml_find_s5 on QEMU-like tables. */
+/* acpi_find_rsdp / acpi_read_platform / acpi_aml_find_s5 on QEMU-like tables;
+ * acpi_waking_vector. */
 #include "test_common.h"
 
 #include "acpi/acpi.h"
@@ -431,6 +432,34 @@ static void aml_s5_negative(void **state)
     assert_false(ok);
 }
 
+static void expect_vector(uint64_t facs, uint64_t kernel_vector, uint32_t kernel_width,
+                          uint64_t field, bool kernel_differs)
+{
+    struct acpi_waking_vector w = acpi_waking_vector(facs, kernel_vector, kernel_width);
+    assert_int_equal(w.field, field);
+    assert_int_equal(w.kernel_differs, kernel_differs);
+}
+
+/* The S3 waking vector goes into the FACS vtboot found, whatever the kernel pointed at. */
+static void waking_vector(void **state)
+{
+    (void)state;
+    /* Linux's acpi_sinfo: FACS+12, 32 bits */
+    expect_vector(0x7fe0000, 0x7fe000c, 32, 0x7fe000c, false);
+    /* the kernel points elsewhere, or at the 64-bit X_FIRMWARE_WAKING_VECTOR, or nowhere */
+    expect_vector(0x7fe0000, 0x7fe0018, 32, 0x7fe000c, true);
+    expect_vector(0x7fe0000, 0x7fe000c, 64, 0x7fe000c, true);
+    expect_vector(0x7fe0000, 0, 0, 0x7fe000c, true);
+    /* no FACS: no S3, even where Linux 6.1 computes 0 + 12 */
+    expect_vector(0, 0xc, 32, 0, false);
+    expect_vector(0, 0, 0, 0, false);
+    /* the field must lie below 4 GiB; the last FACS that fits ends its vector at 4 GiB */
+    expect_vector(0xfffffff0, 0xfffffffc, 32, 0xfffffffc, false);
+    expect_vector(0xfffffff1, 0xfffffffd, 32, 0, false);
+    expect_vector(0x100000000ull, 0x10000000cull, 32, 0, false);
+    expect_vector(UINT64_MAX - 3, 0, 32, 0, false);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -447,6 +476,7 @@ int main(void)
         T(missing_dsdt),
         T(aml_s5),
         T(aml_s5_negative),
+        T(waking_vector),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
