@@ -40,7 +40,7 @@ NONCE = 9
 def attest_boot(d, *args):
     """One round trip; d keeps the enrollment, the evidence and the verify command."""
     run = vtb.boot("--attest", "--attest-dir", str(d), *args)
-    run.attest = [l[len(PREFIX):] for l in run.stderr.splitlines() if l.startswith(PREFIX)]
+    run.attest = [l[len(PREFIX):] for l in run.launcher_lines(PREFIX)]
     return run
 
 
@@ -195,7 +195,7 @@ def test_round_trip_passes(honest):
     assert checks["event-log"] == "ok: 5 events replay to the quoted PCRs 17-19 in sha1,sha256"
     assert run.attest[-1] == "VERDICT: PASS"
     assert last_line(run).startswith("vtboot-qemu: attestation passed: every check passed (")
-    assert any(l.startswith("vtboot-qemu: attest: AK enrolled in ") for l in run.stderr.splitlines())
+    assert run.launcher_lines("vtboot-qemu: attest: AK enrolled in ")
     # the guest's side: the quote, the event log from securityfs (the patched kernel)
     assert run.guest["action-attest-rc"] == "0"
     assert "quote: PCRs 17-19 of sha1,sha256 quoted by the AK at 0x81010002 over a 32-byte nonce" \

@@ -27,10 +27,6 @@ def vtboot_cmdline(*args):
                           capture_output=True, text=True).stdout.rstrip("\n")
 
 
-def launcher_lines(run, prefix):
-    return [l for l in run.stderr.splitlines() if l.startswith(prefix)]
-
-
 # ---- the MLE: what the launch measures -----------------------------------------------------------
 
 def test_mle_hash_matches_tboots_lcp2_mlehash():
@@ -48,7 +44,7 @@ def test_mle_hash_matches_tboots_lcp2_mlehash():
     events = vtb.parse_event_log(bytes.fromhex(run.guest["evtlog-hex"]))
     assert events[0].pcr == 17 and events[0].type == 0x404
     assert events[0].digests["sha256"] == hashlib.sha256(vtb.mle_bytes(cmdline)).hexdigest()
-    line = launcher_lines(run, "vtboot-qemu: virtual SENTER: launched CPU 0 at ")
+    line = run.launcher_lines("vtboot-qemu: virtual SENTER: launched CPU 0 at ")
     assert len(line) == 1, run.stderr
     assert line[0].endswith(" sha256=" + events[0].digests["sha256"])
 
@@ -167,9 +163,9 @@ def test_root_in_a_launched_guest_cannot_launch_again(smp, reasons):
     assert run.rc == vtb.POWERED_OFF, run.stderr
     reply = run.guest["vsenter-reply"]
     assert re.fullmatch("VSENTER-ERR 2 (" + reasons + ")", reply), reply
-    refused = launcher_lines(run, "vtboot-qemu: virtual SENTER: refused: ")
+    refused = run.launcher_lines("vtboot-qemu: virtual SENTER: refused: ")
     assert [l.split("refused: ", 1)[1] for l in refused] == [reply[len("VSENTER-ERR 2 "):]]
-    assert len(launcher_lines(run, "vtboot-qemu: virtual SENTER: launched CPU")) == 1
+    assert len(run.launcher_lines("vtboot-qemu: virtual SENTER: launched CPU")) == 1
     fresh = {b: launch_value(b, vtboot_cmdline()) for b in ("sha1", "sha256")}
     for bank in ("sha1", "sha256"):
         after = run.guest[f"vsenter-pcr-{bank}-17"]
@@ -189,14 +185,14 @@ def test_grub_cannot_ask_for_a_launch_of_itself(tmp_path):
                        "".join(f"outb 0x2f8 {ord(c)}\n" for c in line) + "sleep 2\n")
     run = boot("--grub", "--grub-prelude", str(prelude))
     assert run.rc == vtb.POWERED_OFF, run.stderr
-    refused = launcher_lines(run, "vtboot-qemu: virtual SENTER: refused: ")
+    refused = run.launcher_lines("vtboot-qemu: virtual SENTER: refused: ")
     assert len(refused) == 1, run.stderr
     # GRUB runs in protected mode with its own GDT, and in real mode for BIOS calls (its
     # sleep polls the BIOS): either way its CPU is no requester's
     assert re.fullmatch(r"vtboot-qemu: virtual SENTER: refused: CPU 0('s GDT 0x[0-9a-f]{8}-"
                         r"0x[0-9a-f]{8} is outside the MLE| is not in protected mode)",
                         refused[0]), refused[0]
-    assert len(launcher_lines(run, "vtboot-qemu: virtual SENTER: launched CPU 0 at ")) == 1
+    assert len(run.launcher_lines("vtboot-qemu: virtual SENTER: launched CPU 0 at ")) == 1
     assert run.has_vtboot_line(r"^dynamic launch confirmed: PCR 17 = H\(0 \|\| H\(MLE\)\) in every bank$")
     strings = vtb.module_strings("--grub")
     k, i = os.path.join(vtb.OUT, "bzImage"), os.path.join(vtb.OUT, "initrd.img")
@@ -222,7 +218,7 @@ def test_failed_tpm_command_after_the_launch_caps_first():
     assert len(after) == 1
     assert after[0].rsplit(" ", 1)[1] != launch_value("sha256", vtboot_cmdline())
     assert not run.linux_ran()
-    assert launcher_lines(run, "vtboot-qemu: TPM fault: PCR_Extend")
+    assert run.launcher_lines("vtboot-qemu: TPM fault: PCR_Extend")
 
 
 def test_unconfirmed_launch_caps_first():

@@ -39,8 +39,8 @@ def vtboots_map(run):
 def launched_with_vtboots_mle(run):
     """The host launched vtboot's MLE (with this command line) before anything below ran."""
     mle = hashlib.sha256(vtb.mle_bytes(VTBOOT_CMDLINE)).hexdigest()
-    return any(l.startswith("vtboot-qemu: virtual SENTER: launched CPU 0 at ") and
-               l.endswith(" sha256=" + mle) for l in run.stderr.splitlines())
+    return any(l.endswith(" sha256=" + mle)
+               for l in run.launcher_lines("vtboot-qemu: virtual SENTER: launched CPU 0 at "))
 
 
 def test_unsorted_overlapping_map_is_sanitised():

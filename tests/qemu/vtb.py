@@ -39,6 +39,10 @@ class Run:
     def values(self, key):
         return [v for k, v in self.guest_lines if k == key]
 
+    def launcher_lines(self, prefix):
+        """The launcher's own lines (its stderr) that start with prefix."""
+        return [l for l in self.stderr.splitlines() if l.startswith(prefix)]
+
     def vtboot_lines(self):
         return [l[len("vtboot: "):] for l in self.serial.splitlines() if l.startswith("vtboot: ")]
 
