@@ -11,6 +11,7 @@
 
 #define TPM2_ST_NO_SESSIONS 0x8001u
 #define TPM2_ST_SESSIONS 0x8002u
+#define TPM_ST_RSP_COMMAND 0x00c4u          /* the answer to a command with a bad tag */
 
 #define TPM2_CC_NV_READ 0x0000014eu
 #define TPM2_CC_STARTUP 0x00000144u

@@ -4,6 +4,9 @@
 #include "drivers/timer.h"
 #include "drivers/tis.h"
 #include "lib/format.h"
+#include "lib/string.h"
+#include "log/printk.h"
+#include "tpm/tpm2.h"
 
 #define NR_LOCALITIES 5u
 #define STS_FAMILY_MASK (3u << 26)
@@ -119,6 +122,46 @@ static void go_idle(unsigned l)
 /* Reports a transfer failure and puts the TPM back to idle, ready for the next command. */
 #define FAIL_IDLE(...) do { fmt_snprintf(err, errlen, __VA_ARGS__); go_idle(l); return -1; } while (0)
 
+/* How often a response that does not frame is read (the first read and the retries). */
+#define TIS_RESPONSE_READS 3u
+
+/*
+ * Reads the response the TPM has ready: the header first, for the size, then exactly that many
+ * bytes. 0 with *got, -1 if the transfer failed, 1 if what arrived does not frame a response
+ * (the header's fields, or data left over after its size): worth reading again.
+ */
+static int read_response(unsigned l, uint8_t *rsp, size_t rsp_cap, size_t *got_out, char *err,
+                         size_t errlen)
+{
+    uintptr_t fifo = reg(l, TIS_REG_DATA_FIFO);
+    size_t got = 0, want = TPM2_HEADER_SIZE;
+
+    while (got < want) {
+        unsigned n = wait_burst(l);
+        if (!n || !(sts(l) & TIS_STS_DATA_AVAIL)) {
+            fmt_snprintf(err, errlen, "TPM: response ended after %u of %u bytes", (uint32_t)got,
+                         (uint32_t)want);
+            return 1;
+        }
+        for (; n && got < want; n--)
+            rsp[got++] = mmio_read8(fifo);
+        if (got == TPM2_HEADER_SIZE && want == TPM2_HEADER_SIZE &&
+            tpm2_response_framing(rsp, rsp_cap, &want, err, errlen))
+            return 1;
+    }
+    if (!wait_sts(l, TIS_STS_VALID, TIS_STS_VALID, TIS_TIMEOUT_C_MS)) {
+        fmt_snprintf(err, errlen, "TPM: status not valid after the response (STS 0x%08x)",
+                     sts(l));
+        return -1;
+    }
+    if (sts(l) & TIS_STS_DATA_AVAIL) {
+        fmt_snprintf(err, errlen, "TPM: more response data than its size %u", (uint32_t)want);
+        return 1;
+    }
+    *got_out = got;
+    return 0;
+}
+
 int tis_transmit(void *ctx, const uint8_t *cmd, size_t cmd_len, uint8_t *rsp, size_t rsp_cap,
                  size_t *rsp_len, char *err, size_t errlen)
 {
@@ -169,25 +212,27 @@ int tis_transmit(void *ctx, const uint8_t *cmd, size_t cmd_len, uint8_t *rsp, si
                          (uint32_t)cmd[6] << 24 | (uint32_t)cmd[7] << 16 | cmd[8] << 8 | cmd[9]);
     }
 
-    /* the header first, for the size; then exactly that many bytes */
-    size_t got = 0, want = TPM2_HEADER_SIZE;
-    while (got < want) {
-        unsigned n = wait_burst(l);
-        if (!n || !(sts(l) & TIS_STS_DATA_AVAIL))
-            FAIL_IDLE("TPM: response ended after %u of %u bytes",
-                             (uint32_t)got, (uint32_t)want);
-        for (; n && got < want; n--)
-            rsp[got++] = mmio_read8(fifo);
-        if (got == TPM2_HEADER_SIZE && want == TPM2_HEADER_SIZE) {
-            want = (size_t)rsp[2] << 24 | (size_t)rsp[3] << 16 | (size_t)rsp[4] << 8 | rsp[5];
-            if (want < TPM2_HEADER_SIZE || want > rsp_cap)
-                FAIL_IDLE("TPM: response size %u (buffer %u)",
-                                 (uint32_t)want, (uint32_t)rsp_cap);
+    /* A response that does not frame (a byte lost or added on the way) is read again from
+     * its start (STS.responseRetry), as Linux's tpm_tis does; the TPM keeps it until the next
+     * command. The command is not sent again: it may have changed the TPM's state. */
+    size_t got = 0;
+    for (unsigned read = 1;; read++) {
+        int rc = read_response(l, rsp, rsp_cap, &got, err, errlen);
+        if (rc == 0)
+            break;
+        if (rc < 0 || read == TIS_RESPONSE_READS) {
+            if (rc > 0)
+                fmt_snprintf(err + strlen(err), errlen - strlen(err), " (%u reads)", read);
+            go_idle(l);
+            return -1;
         }
+        pr_warn("%s; reading the response again (responseRetry, read %u of %u)\n", err, read + 1,
+                TIS_RESPONSE_READS);
+        mmio_write32(reg(l, TIS_REG_STS), TIS_STS_RESPONSE_RETRY);
+        if (!wait_sts(l, TIS_STS_VALID | TIS_STS_DATA_AVAIL, TIS_STS_VALID | TIS_STS_DATA_AVAIL,
+                      TIS_TIMEOUT_C_MS))
+            FAIL_IDLE("TPM: no response after responseRetry (STS 0x%08x)", sts(l));
     }
-    if (!wait_sts(l, TIS_STS_VALID, TIS_STS_VALID, TIS_TIMEOUT_C_MS) ||
-        (sts(l) & TIS_STS_DATA_AVAIL))
-        FAIL_IDLE("TPM: more response data than its size %u", (uint32_t)want);
     go_idle(l);
     *rsp_len = got;
     return 0;

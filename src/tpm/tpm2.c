@@ -38,6 +38,22 @@ static bool skip_session_response(struct tpm_reader *r)
     return !r->bad;
 }
 
+int tpm2_response_framing(const uint8_t hdr[TPM2_HEADER_SIZE], size_t rsp_cap, size_t *size,
+                          char *err, size_t errlen)
+{
+    uint16_t tag = (uint16_t)(hdr[0] << 8 | hdr[1]);
+    uint32_t n = (uint32_t)hdr[2] << 24 | (uint32_t)hdr[3] << 16 | (uint32_t)hdr[4] << 8 | hdr[5];
+
+    if ((tag != TPM2_ST_NO_SESSIONS && tag != TPM2_ST_SESSIONS && tag != TPM_ST_RSP_COMMAND) ||
+        n < TPM2_HEADER_SIZE || n > rsp_cap) {
+        fmt_snprintf(err, errlen, "TPM: response header tag 0x%04x size %u does not frame a "
+                     "response (buffer %u)", tag, n, (uint32_t)rsp_cap);
+        return -1;
+    }
+    *size = n;
+    return 0;
+}
+
 /*
  * Sends the command (again, while the TPM answers RETRY, YIELDED or TESTING: swtpm answers
  * the first dictionary-attack-protected authorisation after Startup with RETRY) and checks

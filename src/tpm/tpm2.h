@@ -38,6 +38,14 @@ struct tpm_banks {
 typedef int (*tpm_transmit_fn)(void *ctx, const uint8_t *cmd, size_t cmd_len, uint8_t *rsp,
                                size_t rsp_cap, size_t *rsp_len, char *err, size_t errlen);
 
+/*
+ * Whether a response header read from a transport frames a response: a response tag and a
+ * size from the header's own 10 bytes up to rsp_cap. 0 with *size, or -1 with the header's
+ * fields in err (a byte lost or added in the transfer gives a size that does not frame).
+ */
+int tpm2_response_framing(const uint8_t hdr[TPM2_HEADER_SIZE], size_t rsp_cap, size_t *size,
+                          char *err, size_t errlen);
+
 struct tpm2 {
     tpm_transmit_fn transmit;
     void *ctx;

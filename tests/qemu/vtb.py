@@ -57,6 +57,55 @@ class Run:
         return "Linux version" in self.serial
 
 
+# a record the kernel prints on its console: "[    2.212207] tsc: Refined TSC ...\n"
+_PRINTK_RECORD = re.compile(r"\[ *\d+\.\d{6}\] ")
+_REPORT_PREFIXES = ("VTBOOT-GUEST: ", "VTBOOT-DISK: ")
+# the guest's dmesg action prints kernel records as its values, right after the key
+_DMESG_HEADS = tuple(p + "dmesg: " for p in _REPORT_PREFIXES)
+
+
+def _inserted_record(line):
+    """Where a kernel record starts inside a report line, or None."""
+    for m in _PRINTK_RECORD.finditer(line):
+        head = line[:m.start()]
+        if m.start() == 0 or head in _DMESG_HEADS:
+            continue
+        if head.startswith(_REPORT_PREFIXES) or any(p.startswith(head) for p in _REPORT_PREFIXES):
+            return m.start()
+    return None
+
+
+def untangle_console(serial):
+    """The kernel prints on ttyS0 whenever it likes, also between two characters of a line the
+    guest is still sending (a 1 KiB hex value takes a while under TCG):
+    "VTBOOT-GUEST: k=ab[    2.212207] tsc: ...\ncd\n". Such records (one or more whole lines)
+    move to before the report line they cut, which is joined again; everything else stays as
+    it arrived."""
+    lines = serial.split("\n")
+    out = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        i += 1
+        moved = []
+        while (cut := _inserted_record(line)) is not None and i < len(lines):
+            moved.append(line[cut:])
+            while i < len(lines) - 1 and _PRINTK_RECORD.match(lines[i]):
+                moved.append(lines[i])
+                i += 1
+            line = line[:cut] + lines[i]
+            i += 1
+        out.extend(moved)
+        out.append(line)
+    return "\n".join(out)
+
+
+def read_serial(path):
+    """A serial log as text: line ends as \\n, kernel records cut into report lines moved out."""
+    with open(path, "r", errors="replace") as f:
+        return untangle_console(f.read().replace("\r\n", "\n"))
+
+
 def parse_run(rc, serial, stderr):
     run = Run(rc, serial, stderr)
     for line in serial.splitlines():
@@ -74,8 +123,7 @@ def boot(*args, timeout=420):
         p = subprocess.run([LAUNCHER, "--serial-log", log, "--timeout", str(timeout), *args],
                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                            errors="replace", timeout=timeout + 120)
-        with open(log, "r", errors="replace") as f:
-            serial = f.read().replace("\r\n", "\n")
+        serial = read_serial(log)
     return parse_run(p.returncode, serial, p.stderr)
 
 
@@ -95,8 +143,7 @@ class Running:
 
     def serial(self):
         try:
-            with open(self.log, "r", errors="replace") as f:
-                return f.read().replace("\r\n", "\n")
+            return read_serial(self.log)
         except FileNotFoundError:
             return ""
 
