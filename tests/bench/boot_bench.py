@@ -46,7 +46,6 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "qemu"))
 import vtb                                    # noqa: E402
-from qemuctl import Qmp                       # noqa: E402
 
 MIB = 1 << 20
 INITRD_SIZE = 50 * MIB
@@ -168,14 +167,17 @@ def guest_run_and_hashing(vtboot_lines):
 def s3_cycle_times(boot, cycles):
     """Seconds from each "s3-suspend=N" line to its "s3-resumed=N rc=0" line, waking the
     guest as soon as QMP reports it suspended."""
-    times = []
-    with Qmp(boot.qmp_path, connect_timeout=60) as qmp:
-        for i in range(1, cycles + 1):
-            asked = boot.lines.wait(rf"VTBOOT-GUEST: s3-suspend={i}$", BOOT_TIMEOUT)
-            qmp.wait_event("SUSPEND", BOOT_TIMEOUT)
-            qmp.command("system_wakeup")
-            times.append(boot.lines.wait(rf"VTBOOT-GUEST: s3-resumed={i} rc=0 ", BOOT_TIMEOUT)
-                         - asked)
+    asked, times = {}, []
+
+    def asleep(i, qmp):
+        asked[i] = boot.lines.wait(rf"VTBOOT-GUEST: s3-suspend={i}$", BOOT_TIMEOUT)
+
+    def awake(i):
+        times.append(boot.lines.wait(rf"VTBOOT-GUEST: s3-resumed={i} rc=0 ", BOOT_TIMEOUT)
+                     - asked[i])
+    done = vtb.wake_cycles(boot.qmp_path, cycles, BOOT_TIMEOUT, asleep, awake)
+    if done != cycles:
+        raise RuntimeError(f"the guest ended after {done} of {cycles} S3 cycles")
     return times
 
 

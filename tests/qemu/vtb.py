@@ -168,20 +168,33 @@ class Running:
         """At each of the guest's first `cycles` suspends calls during_sleep(i, gdb, qmp) while it
         sleeps (i from 1), then wakes it through QMP; stops early when the VM ends (its lines say
         how). Returns the finished run."""
+        def asleep(i, qmp):
+            if during_sleep:
+                with Gdb(self.gdb_path) as gdb:
+                    during_sleep(i, gdb, qmp)
         try:
-            with Qmp(self.qmp_path, connect_timeout=60) as qmp:
-                for i in range(1, cycles + 1):
-                    try:
-                        qmp.wait_event("SUSPEND", timeout)
-                    except EOFError:
-                        break
-                    if during_sleep:
-                        with Gdb(self.gdb_path) as gdb:
-                            during_sleep(i, gdb, qmp)
-                    qmp.command("system_wakeup")
+            wake_cycles(self.qmp_path, cycles, timeout, asleep)
         finally:
             run = self.finish()
         return run
+
+
+def wake_cycles(qmp_path, cycles, timeout, asleep=None, awake=None):
+    """Over the QMP socket at qmp_path, for each of the guest's first `cycles` suspends: waits
+    for QMP's SUSPEND, calls asleep(i, qmp) (i from 1), wakes the guest (system_wakeup), calls
+    awake(i). Returns how many cycles that was: fewer if the VM ended first."""
+    with Qmp(qmp_path, connect_timeout=60) as qmp:
+        for i in range(1, cycles + 1):
+            try:
+                qmp.wait_event("SUSPEND", timeout)
+            except EOFError:
+                return i - 1
+            if asleep:
+                asleep(i, qmp)
+            qmp.command("system_wakeup")
+            if awake:
+                awake(i)
+    return cycles
 
 
 class TimedLines:
