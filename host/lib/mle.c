@@ -70,13 +70,21 @@ static bool in_file(size_t off, size_t len, size_t size)
 struct image {
     uint8_t *file;
     size_t file_size;
-    const Elf32_Phdr *ph;
+    const uint8_t *ph;                   /* the program headers, as in the file: unaligned */
     unsigned nph;
     uint32_t base;
     uint8_t *bytes;
     size_t size;
     struct mle_range range;              /* from the MLE header */
 };
+
+/* Program header i, copied out: e_phoff need not be aligned. */
+static Elf32_Phdr image_phdr(const struct image *im, unsigned i)
+{
+    Elf32_Phdr p;
+    memcpy(&p, im->ph + (size_t)i * sizeof(p), sizeof(p));
+    return p;
+}
 
 static void image_free(struct image *im)
 {
@@ -101,11 +109,11 @@ static int image_load(const char *path, struct image *im)
         mle_err("%s is not an ELF32 i386 image\n", path);
         return -1;
     }
-    im->ph = (const void *)(im->file + eh->e_phoff);
+    im->ph = im->file + eh->e_phoff;
     im->nph = eh->e_phnum;
     uint64_t lo = UINT64_MAX, hi = 0;
     for (unsigned i = 0; i < im->nph; i++) {
-        const Elf32_Phdr *p = &im->ph[i];
+        const Elf32_Phdr ph = image_phdr(im, i), *p = &ph;
         if (p->p_type != PT_LOAD || !p->p_memsz)
             continue;
         if (p->p_filesz > p->p_memsz || !in_file(p->p_offset, p->p_filesz, im->file_size)) {
@@ -126,7 +134,7 @@ static int image_load(const char *path, struct image *im)
     if (!im->bytes)
         return -1;
     for (unsigned i = 0; i < im->nph; i++) {
-        const Elf32_Phdr *p = &im->ph[i];
+        const Elf32_Phdr ph = image_phdr(im, i), *p = &ph;
         if (p->p_type == PT_LOAD && p->p_memsz)
             memcpy(im->bytes + (p->p_paddr - im->base), im->file + p->p_offset, p->p_filesz);
     }
@@ -197,7 +205,7 @@ int mle_check_file(const char *elf_path)
         goto out;
     rc = 0;
     for (unsigned i = 0; i < im.nph; i++) {
-        const Elf32_Phdr *p = &im.ph[i];
+        const Elf32_Phdr ph = image_phdr(&im, i), *p = &ph;
         if (p->p_type != PT_LOAD || !p->p_filesz)
             continue;
         if (p->p_paddr < start || (uint64_t)p->p_paddr + p->p_filesz > end) {

@@ -274,8 +274,9 @@ static bool names(const struct tpmfault *f, uint32_t cc, const uint32_t *handle)
 bool tpmfault_check(struct tpmfault_set *s, uint32_t cc, const uint32_t *handle, uint32_t *rc,
                     uint32_t *nth)
 {
-    struct tpmfault *every = NULL, *first = NULL;
+    struct tpmfault *every = NULL, *first = NULL, *occurrence = NULL;
 
+    /* every spec that names the command counts it, also after one has fired */
     for (int i = 0; i < s->n; i++) {
         struct tpmfault *f = &s->f[i];
 
@@ -284,21 +285,19 @@ bool tpmfault_check(struct tpmfault_set *s, uint32_t cc, const uint32_t *handle,
         if (f->seen < UINT32_MAX)
             f->seen++;
         first = first ? first : f;
-        if (f->nth && f->nth == f->seen) {
-            /* an occurrence outranks every occurrence */
-            *rc = f->rc;
-            *nth = f->seen;
-            return true;
-        }
+        if (f->nth && f->nth == f->seen && !occurrence)
+            occurrence = f;
         if (!f->nth && !every)
             every = f;
     }
+    /* an occurrence outranks every occurrence */
+    struct tpmfault *fired = occurrence ? occurrence : every;
     if (first)
         *nth = first->seen;
-    if (!every)
+    if (!fired)
         return false;
-    *rc = every->rc;
-    *nth = every->seen;
+    *rc = fired->rc;
+    *nth = fired->seen;
     return true;
 }
 

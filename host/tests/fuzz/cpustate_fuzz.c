@@ -11,14 +11,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "fuzz_check.h"
 
 static struct cpu_set s, t;
-
-static void check(int cond)
-{
-    if (!cond)
-        abort();
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

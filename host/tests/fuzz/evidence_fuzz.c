@@ -16,12 +16,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-static void check(int cond)
-{
-    if (!cond)
-        abort();
-}
+#include "fuzz_check.h"
 
 static int inside(const uint8_t *p, size_t n, const uint8_t *buf, size_t len)
 {

@@ -12,12 +12,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-static void check(int cond)
-{
-    if (!cond)
-        abort();
-}
+#include "fuzz_check.h"
 
 static uint32_t rd32(const uint8_t *p)
 {

@@ -22,12 +22,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
-
-static void check(int cond)
-{
-    if (!cond)
-        abort();
-}
+#include "fuzz_check.h"
 
 static unsigned events;
 

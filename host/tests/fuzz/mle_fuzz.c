@@ -17,12 +17,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-
-static void check(int cond)
-{
-    if (!cond)
-        abort();
-}
+#include "fuzz_check.h"
 
 static int fd = -1;
 static char path[64];

@@ -10,12 +10,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-static void check(int cond)
-{
-    if (!cond)
-        abort();
-}
+#include "fuzz_check.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

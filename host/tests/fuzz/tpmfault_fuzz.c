@@ -15,12 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static void check(int cond)
-{
-    if (!cond)
-        abort();
-}
+#include "fuzz_check.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

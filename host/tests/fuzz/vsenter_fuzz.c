@@ -13,12 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static void check(int cond)
-{
-    if (!cond)
-        abort();
-}
+#include "fuzz_check.h"
 
 /* "0x"/"0X" and 1 to 8 hex digits */
 static const char *num(const char *p, unsigned long long *v)

@@ -194,6 +194,18 @@ static void test_check(void)
     /* each spec counted what it names; Startup (0x144), named by none, was never counted */
     CHECK(s.f[0].seen == 4 && s.f[1].seen == 2 && s.f[2].seen == 4 && s.f[3].seen == 4,
           "counts %u %u %u %u", s.f[0].seen, s.f[1].seen, s.f[2].seen, s.f[3].seen);
+
+    /* a spec that fires does not keep the specs after it from counting (found by the fuzzer:
+     * PCR_Read@2 never fired behind PCR_Read@1) */
+    memset(&s, 0, sizeof(s));
+    CHECK(tpmfault_add(&s, "PCR_Read@1=0x101", err, sizeof(err)) == 0, "%s", err);
+    CHECK(tpmfault_add(&s, "PCR_Read@2=0x922", err, sizeof(err)) == 0, "%s", err);
+    CHECK(tpmfault_check(&s, 0x17e, NULL, &rc, &nth) && rc == 0x101 && nth == 1,
+          "1st PCR_Read: 0x%x #%u", rc, nth);
+    CHECK(tpmfault_check(&s, 0x17e, NULL, &rc, &nth) && rc == 0x922 && nth == 2,
+          "2nd PCR_Read: 0x%x #%u", rc, nth);
+    CHECK(!tpmfault_check(&s, 0x17e, NULL, &rc, &nth) && nth == 3, "3rd PCR_Read: #%u", nth);
+    CHECK(s.f[0].seen == 3 && s.f[1].seen == 3, "counts %u %u", s.f[0].seen, s.f[1].seen);
 }
 
 /* CC:H names only the commands whose first handle is H, and counts only those */
