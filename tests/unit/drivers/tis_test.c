@@ -14,6 +14,7 @@
 
 #include "abi/tpm2.h"
 #include "log/printk.h"
+#include "console_capture.h"
 #include "tpm/tpm2.h"
 
 /* ================================ the simulated TIS ================================ */
@@ -235,24 +236,11 @@ static char err[256];
 static uint8_t rsp[TPM2_BUFFER_MAX];
 static size_t rsp_len;
 
-static char cons[4096];
-static size_t ncons;
-
-static void console(const char *s, size_t len)
-{
-    assert_true(ncons + len < sizeof(cons));
-    memcpy(cons + ncons, s, len);
-    ncons += len;
-    cons[ncons] = '\0';
-}
-
 static int setup(void **state)
 {
     (void)state;
     model_reset();
-    ncons = 0;
-    cons[0] = '\0';
-    printk_set_console(console);
+    console_capture_clear();
     printk_set_loglvl(LOG_ALL);
     printk_set_memlog(NULL, 0);
     err[0] = '\0';
@@ -344,7 +332,7 @@ static void normal_transfer(void **state)
     STS_WRITES(CR, GO, CR);
     assert_int_equal(m.off_at_last_ready, sizeof(want));   /* idle only after all of it */
     assert_left_ready();
-    assert_string_equal(cons, "");
+    assert_string_equal(console_text, "");
 }
 
 /* Locality 2's registers are a stride above 0's; the driver gives 0 up first. */
@@ -386,7 +374,7 @@ static void lost_first_byte_is_read_again(void **state)
     STS_WRITES(CR, GO, RR, CR);
     assert_int_equal(m.off_at_last_ready, sizeof(want));
     assert_left_ready();
-    assert_string_equal(cons, "vtboot: WARNING: TPM: response header tag 0x0100 size 15872 "
+    assert_string_equal(console_text, "vtboot: WARNING: TPM: response header tag 0x0100 size 15872 "
                               "does not frame a response (buffer 4096); reading the response "
                               "again (responseRetry, read 2 of 3)\n");
 }
@@ -399,7 +387,7 @@ static void assert_two_warnings(const char *msg)
     char want[1024];
     int n = snprintf(want, sizeof(want), warn_fmt, msg, 2);
     snprintf(want + n, sizeof(want) - (size_t)n, warn_fmt, msg, 3);
-    assert_string_equal(cons, want);
+    assert_string_equal(console_text, want);
 }
 
 static void never_frames(void **state)

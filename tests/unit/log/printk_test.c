@@ -5,35 +5,15 @@
 
 #include "log/memlog.h"
 #include "log/printk.h"
+#include "console_capture.h"
 
-static char cons[8192];
-static size_t ncons;
-static unsigned nwrites;
-
-static void console(const char *s, size_t len)
-{
-    assert_true(ncons + len < sizeof(cons));
-    memcpy(cons + ncons, s, len);
-    ncons += len;
-    cons[ncons] = '\0';
-    nwrites++;
-}
-
-static void clear(void)
-{
-    ncons = 0;
-    cons[0] = '\0';
-}
 
 static uint8_t logmem[0x8000];
 
 static int setup(void **state)
 {
     (void)state;
-    clear();
-    nwrites = 0;
-    cons[0] = '\0';
-    printk_set_console(console);
+    console_capture_clear();
     printk_set_loglvl(LOG_ALL);
     printk_set_memlog(memlog_init(logmem, sizeof(logmem)), sizeof(logmem));
     return 0;
@@ -61,7 +41,7 @@ static void prefixes(void **state)
                        "vtboot: ERROR: bad 42\n"
                        "vtboot: WARNING: careful\n"
                        "vtboot:   0x0000000000100000\n";
-    assert_string_equal(cons, want);
+    assert_string_equal(console_text, want);
     assert_string_equal(logtext(), want);
 }
 
@@ -69,19 +49,19 @@ static void multi_line_and_partial(void **state)
 {
     (void)state;
     pr_err("line one\nline two\n");
-    assert_string_equal(cons, "vtboot: ERROR: line one\nvtboot: ERROR: line two\n");
-    clear();
+    assert_string_equal(console_text, "vtboot: ERROR: line one\nvtboot: ERROR: line two\n");
+    console_capture_clear();
     /* a line built from several calls gets one prefix */
     pr_info("module 0: ");
     pr_info("0x%08x", 0x200000u);
     pr_info(" ok\n");
     pr_info("\n");
-    assert_string_equal(cons, "vtboot: module 0: 0x00200000 ok\nvtboot: \n");
-    clear();
+    assert_string_equal(console_text, "vtboot: module 0: 0x00200000 ok\nvtboot: \n");
+    console_capture_clear();
     pr_info("%s", "");
-    assert_string_equal(cons, "");
+    assert_string_equal(console_text, "");
     pr_info("a\n\nb\n");
-    assert_string_equal(cons, "vtboot: a\nvtboot: \nvtboot: b\n");
+    assert_string_equal(console_text, "vtboot: a\nvtboot: \nvtboot: b\n");
 }
 
 static void loglvl_filter(void **state)
@@ -92,16 +72,16 @@ static void loglvl_filter(void **state)
     pr_detail("not shown\n");
     pr_warn("shown\n");
     pr_err("shown too\n");
-    assert_string_equal(cons, "vtboot: WARNING: shown\nvtboot: ERROR: shown too\n");
-    assert_string_equal(logtext(), cons);
+    assert_string_equal(console_text, "vtboot: WARNING: shown\nvtboot: ERROR: shown too\n");
+    assert_string_equal(logtext(), console_text);
     printk_set_loglvl(0);
-    clear();
+    console_capture_clear();
     pr_err("nothing\n");
-    assert_int_equal(ncons, 0);
+    assert_int_equal(console_len, 0);
     printk_set_loglvl(LOG_DETAIL);
     printk(LOG_DETAIL, "detail only\n");
     pr_info("no\n");
-    assert_string_equal(cons, "vtboot: detail only\n");
+    assert_string_equal(console_text, "vtboot: detail only\n");
 }
 
 static void sinks_off(void **state)
@@ -109,14 +89,14 @@ static void sinks_off(void **state)
     (void)state;
     printk_set_console(NULL);
     pr_info("only in memory\n");
-    assert_int_equal(ncons, 0);
+    assert_int_equal(console_len, 0);
     assert_string_equal(logtext(), "vtboot: only in memory\n");
     printk_set_memlog(NULL, 0);
     assert_null(printk_memlog(NULL));
     pr_info("nowhere\n");               /* must not crash */
-    printk_set_console(console);
+    printk_set_console(console_capture);
     pr_info("console only\n");
-    assert_string_equal(cons, "vtboot: console only\n");
+    assert_string_equal(console_text, "vtboot: console only\n");
 }
 
 static void long_line_truncated(void **state)
@@ -127,11 +107,11 @@ static void long_line_truncated(void **state)
     big[sizeof(big) - 1] = '\0';
     pr_info("%s\n", big);
     /* 511 bytes of formatted text survive (the newline is lost) */
-    assert_int_equal(ncons, 8 + 511);
-    assert_memory_equal(cons, "vtboot: qqq", 11);
+    assert_int_equal(console_len, 8 + 511);
+    assert_memory_equal(console_text, "vtboot: qqq", 11);
     /* and the next line continues it, unprefixed */
     pr_info("next\n");
-    assert_string_equal(cons + 8 + 511, "next\n");
+    assert_string_equal(console_text + 8 + 511, "next\n");
 }
 
 static void memlog_full_through_printk(void **state)
@@ -147,7 +127,7 @@ static void memlog_full_through_printk(void **state)
                         "\n[vtboot: memory log full, later lines are on serial only]\n", 59);
     assert_memory_equal(l->buf, "vtboot: line 0\nvtboot: line 1\n", 30);
     /* the console got everything */
-    assert_non_null(strstr(cons, "vtboot: line 19\n"));
+    assert_non_null(strstr(console_text, "vtboot: line 19\n"));
 }
 
 static void memlog_only_skips_the_console(void **state)
@@ -157,7 +137,7 @@ static void memlog_only_skips_the_console(void **state)
     printk_memlog_only(LOG_INFO, "parked %u\n", 1u);
     printk_memlog_only(LOG_DETAIL, "detail %u\n", 2u);
     pr_warn("both again\n");
-    assert_string_equal(cons, "vtboot: both\nvtboot: WARNING: both again\n");
+    assert_string_equal(console_text, "vtboot: both\nvtboot: WARNING: both again\n");
     assert_string_equal(logtext(), "vtboot: both\nvtboot: parked 1\nvtboot: detail 2\n"
                                    "vtboot: WARNING: both again\n");
     /* loglvl filters it like any other line */
