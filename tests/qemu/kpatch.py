@@ -94,10 +94,12 @@ class Debugger(Gdb):
         self.break_at(addr)
 
     def regs(self):
-        """rip and eflags of the CPU that stopped (x86-64 'g' layout: 16 GPRs, rip, eflags)."""
+        """rbx, rip and eflags of the CPU that stopped (x86-64 'g' layout: rax, rbx, ... 16
+        GPRs, rip, eflags)."""
         raw = bytes.fromhex(self._check(self._command(b"g"), "read registers").decode())
+        rbx = struct.unpack_from("<Q", raw, 8)[0]
         rip, eflags = struct.unpack_from("<QI", raw, 16 * 8)
-        return {"rip": rip, "eflags": eflags}
+        return {"rbx": rbx, "rip": rip, "eflags": eflags}
 
 
 class Stopped:

@@ -11,6 +11,7 @@ import subprocess
 
 import pytest
 
+import kpatch
 import vtb
 from vtb import boot
 
@@ -258,4 +259,44 @@ def test_locked_out_policy_index_halts(tmp_path):
                                r"TPM2_NV_Read: TPM returned 0x921")
     assert run.has_vtboot_line(r"^ERROR: HALT: launch policy unusable$")
     assert run.has_vtboot_line(r"^capped PCRs 17-19 \(halt\)$")
+    assert not run.linux_ran()
+
+
+def test_mle_checks_the_modules_again():
+    """The pre-launch half is not measured: what it (or anything before the launch) leaves in the
+    loader's information, the MLE checks again. At the MLE's entry, after the launch, the test
+    moves module 1 onto vtboot's loaded image in the loader's multiboot info (found from EBX at
+    vtboot's multiboot entry, where the pre-launch half's own check passed): the MLE refuses it,
+    caps PCRs 17-19 and halts; Linux never runs."""
+    syms = vtb.elf_symbols()
+    multiboot_entry, mle_entry, image = syms["_start"], syms["mle_entry"], syms["_mle_start"]
+    r = vtb.Running("--", "-S", timeout=240)
+    moved = {}
+    try:
+        dbg = kpatch.Debugger(r.gdb_path, timeout=30)
+        try:
+            dbg.break_at(multiboot_entry)
+            dbg.resume_until_break(240)
+            mbi = dbg.regs()["rbx"] & 0xffffffff
+            dbg.clear_break(multiboot_entry)
+            dbg.break_at(mle_entry)
+            dbg.resume_until_break(240)
+            count, mods = struct.unpack("<II", dbg.read_phys(mbi + 20, 8))
+            assert count == 2
+            start, end = struct.unpack("<II", dbg.read_phys(mods + 16, 8))
+            moved["size"] = end - start
+            dbg.write_phys(mods + 16, struct.pack("<II", image, image + end - start))
+            dbg.clear_break(mle_entry)
+        finally:
+            dbg.close(resume=True)
+    finally:
+        run = r.finish()
+    assert run.rc == vtb.POWERED_OFF, run.stderr
+    lines = run.vtboot_lines()
+    refusal = (f"ERROR: bad module: module 1 at {image:#x}+{moved['size']:#x} overlaps vtboot's "
+               f"loaded image {image:#x}-{syms['_end']:#x}")
+    assert refusal in lines, lines[-20:]
+    assert lines.index(refusal) < lines.index("ERROR: HALT: bad module") < \
+        lines.index("capped PCRs 17-19 (halt)")
+    assert run.has_vtboot_line(r"^dynamic launch confirmed")
     assert not run.linux_ran()

@@ -74,8 +74,8 @@ def test_module_over_vtboots_image_is_refused():
     """Module 1 (the initrd) claimed at vtboot's own load address: its bytes there are vtboot's.
     The pre-launch half refuses it and halts without asking for a launch, so there is nothing
     to cap; Linux never runs. (vtboot used to move its own image out as the initrd, measure and
-    boot it.) The MLE checks the modules again (boot_refuse_bad_modules), as the pre-launch half
-    is not measured; that check is the same modules_check, unit-tested."""
+    boot it.) The MLE checks the modules again, as the pre-launch half is not measured:
+    test_launch_holds.py::test_mle_checks_the_modules_again."""
     syms = vtb.elf_symbols()
     run = badload("modimage")
     assert run.rc == vtb.POWERED_OFF, run.stderr
