@@ -11,7 +11,9 @@
 #include "log.h"
 #include "mlehdr.h"
 
-#define IMAGE_MAX (64u << 20)
+/* The file, and the span its loadable segments cover: vtboot's are under 1 MiB; an MLE may be
+ * 16 MiB (VSENTER_MLE_MAX), so nothing larger is a vtboot. */
+#define IMAGE_MAX (16u << 20)
 
 /* A message on stderr with the tool's name in front (vtboot-pcr, vtboot-attest). */
 static void __attribute__((format(printf, 1, 2))) mle_err(const char *fmt, ...)
@@ -142,7 +144,9 @@ static int image_load(const char *path, struct image *im)
     /* the MLE header, where lcp2_mlehash looks for it: its UUID at a 16-byte boundary */
     static const uint8_t uuid[16] = MLE_HDR_UUID_BYTES;
     size_t off = 0;
-    while (off + sizeof(struct mle_hdr) <= im->size && memcmp(im->bytes + off, uuid, 16))
+    /* the first byte before the whole UUID: up to 1 Mi offsets in a 16 MiB image */
+    while (off + sizeof(struct mle_hdr) <= im->size &&
+           (im->bytes[off] != uuid[0] || memcmp(im->bytes + off, uuid, 16)))
         off += MLE_HDR_ALIGN;
     if (off + sizeof(struct mle_hdr) > im->size) {
         mle_err("%s has no MLE header\n", path);
