@@ -22,6 +22,9 @@
 #include "shutdown.h"
 #include "tboot/shared_page.h"
 
+/* The CPU that ends the machine, for shutdown_claim (.bss: unclaimed again at every launch). */
+static uint32_t ending_cpu;
+
 void shutdown_handler(uint32_t apic_id) __attribute__((noreturn));
 
 static bool gas_usable(const struct tboot_acpi_gas *g)
@@ -100,6 +103,12 @@ void shutdown_handler(uint32_t apic_id)
      * to Linux only through INIT-SIPI-SIPI, with a fresh state. */
     if (type == TB_SHUTDOWN_WFS)
         park_cpu(sp, apic_id);
+    if (!shutdown_claim(&ending_cpu, apic_id)) {
+        pr_warn("shutdown_entry: CPU %u read shutdown_type %u (%s) while CPU %u ends the "
+                "machine: it parks (an offlined CPU that came late)\n", apic_id, type,
+                shutdown_type_name(type), __atomic_load_n(&ending_cpu, __ATOMIC_SEQ_CST) - 1);
+        park_cpu(sp, apic_id);
+    }
     /* This CPU caps (and for S3 MACs and seals): its SIMD state before the first hash. Nothing
      * below returns into the running kernel (rule 3): the machine ends, or sleeps and resumes
      * through a new launch, after Linux saved its FPU state. */

@@ -30,6 +30,13 @@ const char *shutdown_type_name(uint32_t type)
     return type < sizeof(names) / sizeof(names[0]) ? names[type] : "unknown";
 }
 
+bool shutdown_claim(uint32_t *owner, uint32_t apic_id)
+{
+    uint32_t none = 0;
+    return __atomic_compare_exchange_n(owner, &none, apic_id + 1, false, __ATOMIC_SEQ_CST,
+                                       __ATOMIC_SEQ_CST) || none == apic_id + 1;
+}
+
 void shared_page_fixed_get(const struct tboot_shared *sp, struct shared_page_fixed *out)
 {
     memset(out, 0, sizeof(*out));

@@ -42,4 +42,14 @@ bool shared_page_valid(const struct tboot_shared *sp);
 
 const char *shutdown_type_name(uint32_t type);
 
+/*
+ * The one CPU that ends (or sleeps) the machine: the first to claim it. Linux reports an
+ * offlined CPU dead before that CPU calls shutdown_entry, so the boot CPU can already be in
+ * vtboot for S3, its TB_SHUTDOWN_S3 in the one shutdown_type field, when the late CPU reads that
+ * field instead of its own TB_SHUTDOWN_WFS; two CPUs would then run the S3 path and its TPM
+ * commands at once. *owner starts 0 (.bss) and holds the claiming CPU's APIC ID + 1. True if
+ * apic_id holds the claim (now or already); false: another CPU does, and this one must park.
+ */
+bool shutdown_claim(uint32_t *owner, uint32_t apic_id);
+
 #endif

@@ -11,6 +11,7 @@ import tempfile
 
 import pytest
 
+import kpatch
 import vtb
 
 GUEST = "console=ttyS0 panic=-1 no_console_suspend"
@@ -308,6 +309,53 @@ def test_damaged_memory_log_header_keeps_logging_inside_the_log():
                                    b"vtboot's back; the log starts over]\n")
     assert seen["low"] == low_code
     assert run.values("s3-resumed") == ["1 rc=0 "]
+
+
+# ---- two CPUs in shutdown_entry at once ---------------------------------------------------------
+
+def test_late_offlined_cpu_that_reads_s3_parks():
+    """Linux reports an offlined CPU dead before that CPU calls shutdown_entry, so the boot CPU
+    can already be in vtboot's S3 path, its TB_SHUTDOWN_S3 in the one shutdown_type field, when
+    the late CPU reads that field. The test stops CPU 1 at shutdown_entry on its way to
+    wait-for-SIPI before the suspend and makes it so: shutdown_type S3, and the boot CPU's claim
+    on the machine (vtboot's ending_cpu = APIC ID 0 + 1). CPU 1 must park with a warning, not run
+    the S3 path (a second MAC pass, seal and TPM traffic at once); the suspend and the resume
+    then work."""
+    syms = vtb.elf_symbols()
+    entry, page, claim = syms["shutdown_entry"], syms["_shared_page"], syms["ending_cpu"]
+    r = vtb.Running("--smp", "2", "--memory", "128", "--cmdline",
+                    f"{GUEST} vtboot.guest=s3 vtboot.s3=1", "--", "-S", timeout=300)
+    raced = False
+    try:
+        dbg = kpatch.Debugger(r.gdb_path, timeout=30)
+        try:
+            dbg.break_at(entry)
+            while not raced:
+                dbg.resume_until_break(300)
+                if struct.unpack("<I", dbg.read_phys(page + 0x1c, 4))[0] == 5:   # WFS
+                    dbg.write_phys(page + 0x1c, struct.pack("<I", 3))            # S3
+                    dbg.write_phys(claim, struct.pack("<I", 1))
+                    raced = True
+                else:
+                    dbg.step_over(entry, 300)
+            dbg.clear_break(entry)
+        finally:
+            dbg.close(resume=True)
+        run = r.sleep_cycles(1)
+    except BaseException:
+        r.proc.kill()
+        r.finish()
+        raise
+    assert run.rc == vtb.POWERED_OFF, run.stderr
+    lines = run.vtboot_lines()
+    late = ("WARNING: shutdown_entry: CPU 1 read shutdown_type 3 (S3 (suspend to RAM)) while CPU 0 "
+            "ends the machine: it parks (an offlined CPU that came late)")
+    assert lines.count(late) == 1, lines[-40:]
+    assert len([l for l in lines if l.startswith("S3: MACed ")]) == 1
+    assert [l for l in lines if l.startswith("shutdown_entry: S3")] == \
+        ["shutdown_entry: S3 (suspend to RAM) (type 3) on CPU 0"]
+    assert run.values("s3-resumed") == ["1 rc=0 "]
+    assert not [l for l in lines if l.startswith("ERROR")]
 
 
 # ---- S3 through GRUB --------------------------------------------------------------------------

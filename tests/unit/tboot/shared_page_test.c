@@ -63,12 +63,31 @@ static void shutdown_names(void **state)
     assert_string_equal(shutdown_type_name(0xffffffffu), "unknown");
 }
 
+/* The first CPU to claim ends the machine; any other parks; APIC ID 0 is a CPU, not "none". */
+static void shutdown_claim_first_wins(void **state)
+{
+    (void)state;
+    uint32_t owner = 0;
+    assert_true(shutdown_claim(&owner, 0));
+    assert_int_equal(owner, 1);
+    assert_true(shutdown_claim(&owner, 0));          /* the same CPU still holds it */
+    assert_false(shutdown_claim(&owner, 1));
+    assert_false(shutdown_claim(&owner, 0xfe));
+    assert_int_equal(owner, 1);
+
+    owner = 0;
+    assert_true(shutdown_claim(&owner, 3));
+    assert_false(shutdown_claim(&owner, 0));         /* the boot CPU parks behind CPU 3 */
+    assert_int_equal(owner, 4);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(layout),
         cmocka_unit_test(valid_and_log_off),
         cmocka_unit_test(shutdown_names),
+        cmocka_unit_test(shutdown_claim_first_wins),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
