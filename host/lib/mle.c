@@ -141,14 +141,24 @@ static int image_load(const char *path, struct image *im)
             memcpy(im->bytes + (p->p_paddr - im->base), im->file + p->p_offset, p->p_filesz);
     }
 
-    /* the MLE header, where lcp2_mlehash looks for it: its UUID at a 16-byte boundary */
+    /* The MLE header, where lcp2_mlehash looks for it: its UUID at the first 16-byte boundary
+     * from the image's start. The UUID has no zero byte, so it can start only in bytes from
+     * the file: each segment's file bytes are searched (not the zeros between), lowest wins. */
     static const uint8_t uuid[16] = MLE_HDR_UUID_BYTES;
-    size_t off = 0;
-    /* the first byte before the whole UUID: up to 1 Mi offsets in a 16 MiB image */
-    while (off + sizeof(struct mle_hdr) <= im->size &&
-           (im->bytes[off] != uuid[0] || memcmp(im->bytes + off, uuid, 16)))
-        off += MLE_HDR_ALIGN;
-    if (off + sizeof(struct mle_hdr) > im->size) {
+    size_t off = SIZE_MAX;
+    for (unsigned i = 0; i < im->nph; i++) {
+        const Elf32_Phdr p = image_phdr(im, i);
+        if (p.p_type != PT_LOAD || !p.p_memsz || !p.p_filesz)
+            continue;
+        size_t from = p.p_paddr - im->base, to = from + p.p_filesz;
+        for (size_t o = (from + MLE_HDR_ALIGN - 1) / MLE_HDR_ALIGN * MLE_HDR_ALIGN;
+             o < to && o < off && o + sizeof(struct mle_hdr) <= im->size; o += MLE_HDR_ALIGN)
+            if (im->bytes[o] == uuid[0] && !memcmp(im->bytes + o, uuid, 16)) {
+                off = o;
+                break;
+            }
+    }
+    if (off == SIZE_MAX) {
         mle_err("%s has no MLE header\n", path);
         return -1;
     }
