@@ -41,8 +41,10 @@ static bool skip_session_response(struct tpm_reader *r)
 int tpm2_response_framing(const uint8_t hdr[TPM2_HEADER_SIZE], size_t rsp_cap, size_t *size,
                           char *err, size_t errlen)
 {
-    uint16_t tag = (uint16_t)(hdr[0] << 8 | hdr[1]);
-    uint32_t n = (uint32_t)hdr[2] << 24 | (uint32_t)hdr[3] << 16 | (uint32_t)hdr[4] << 8 | hdr[5];
+    struct tpm_reader r;
+    tr_init(&r, hdr, TPM2_HEADER_SIZE);
+    uint16_t tag = tr_u16(&r);
+    uint32_t n = tr_u32(&r);
 
     if ((tag != TPM2_ST_NO_SESSIONS && tag != TPM2_ST_SESSIONS && tag != TPM_ST_RSP_COMMAND) ||
         n < TPM2_HEADER_SIZE || n > rsp_cap) {
