@@ -9,7 +9,7 @@
  * socket (`-device isa-serial,iobase=0x2f8,irq=3`). Lines are ASCII, '\n'-terminated, at most
  * VSENTER_LINE_MAX bytes with the '\n'.
  *
- *   guest: "VSENTER 2 mle_base=0x%08x mle_hdr=0x%08x\n"
+ *   guest: "VSENTER 3 mle_base=0x%08x mle_hdr=0x%08x\n"
  *          mle_base: physical address of the MLE image's first byte (the origin of the MLE
  *          header's *_off fields); mle_hdr: physical address of its MLE header (abi/mle.h).
  *          The requester then spins, interrupts off, until it is replaced or refused.
@@ -26,6 +26,31 @@
  *     lie inside the measured range and hold flat 4 GiB ring-0 32-bit code at
  *     VSENTER_SEL_CODE (0x00cf9b000000ffff) and data at VSENTER_SEL_DATA (0x00cf93000000ffff;
  *     the accessed bits may be clear, but set they spare the CPU a write into the image).
+ *     The launching CPU must be the bootstrap processor (CPU index 0), as GETSEC[SENTER]
+ *     must run on the BSP, and its DR7 must arm no breakpoint (L0-L3, G0-G3 clear): a
+ *     breakpoint in the MLE would hand the CPU to whatever handles #DB.
+ *  1a. The platform's event sources (the other half of what SENTER guarantees: nothing but
+ *     the MLE runs or can be made to run). Read while paused, through QEMU's own view:
+ *     - every CPU's local APIC (HMP `info lapic <n>`): each LVT entry (timer, thermal,
+ *       performance counter, LINT0, LINT1, error) is masked or in Fixed delivery mode
+ *       (LINT0 may also be ExtINT: the 8259 delivers only maskable interrupts); an NMI, SMI,
+ *       INIT or reserved mode would reach a CPU the MLE does not control yet.
+ *     - the I/O APIC (HMP `info pic`): each redirection entry is masked or in Fixed or
+ *       Lowest-priority mode.
+ *     - no HPET in the machine (QOM /machine.hpet false; the launcher starts QEMU with
+ *       hpet=off): QEMU's HPET writes its FSB message to any address, a memory write at a
+ *       time set before the launch.
+ *     - every PCI function on bus 0 and behind every bridge (configuration space through
+ *       ports 0xcf8/0xcfc, the port's old address restored): bus mastering off (no DMA and no
+ *       MSI: QEMU sends both through the bus-master address space), MSI enable and MSI-X
+ *       enable off (an MSI is a memory write with any address and delivery mode).
+ *     Anything else: "VSENTER-ERR 3 <source>: <what>", the source named as "CPU <n>",
+ *     "LAPIC <n> <LVT>", "IOAPIC pin <n>", "HPET" or "PCI <bb:dd.f>". The guest quiesces
+ *     these before it asks (vtboot's pre-launch code does); the host only checks.
+ *     Pending NMI, SMI and INIT requests are not visible through HMP; they cannot hurt:
+ *     the MLE INITs every other CPU before they run (an INIT drops what they had pending),
+ *     and one pending on the launching CPU is taken at the entry point with an empty IDT
+ *     (NMI: shutdown, a machine reset that resets the TPM) or by the firmware's SMM (SMI).
  *  2. Reads the MLE header at mle_hdr and checks every field: UUID, length, version 2.1,
  *     first_valid_page 0, a measured range of 1 byte to VSENTER_MLE_MAX starting on a page
  *     boundary inside guest RAM below 4 GiB, the header itself inside that range and
@@ -33,7 +58,7 @@
  *     non-empty command line inside that range, no reserved capability bit.
  *  3. Reads the measured range [mle_base + mle_start_off, mle_base + mle_end_off) and checks
  *     that it holds the same header.
- *  Any failure so far: "VSENTER-ERR 2 <reason>\n" back to the guest (and on the launcher's
+ *  Any failure so far: "VSENTER-ERR 3 <reason>\n" back to the guest (and on the launcher's
  *  log), every CPU resumes where it was, no PCR changed.
  *  4. swtpm's locality-4 hash sequence over the range (CMD_HASH_START/DATA/END): PCRs 17-22
  *     reset to 0, PCR 17 = H(0 || H(MLE)) in every active bank.
@@ -44,7 +69,8 @@
  *     shows the lazily computed arithmetic flags and DF of the code that ran before); EIP =
  *     mle_base + mle_start_off + entry_point; the general registers as below.
  *  6. Reads every CPU's state again and checks the launching CPU is exactly in the entry state
- *     below (descriptor caches included) and every other CPU is still halted with IF = 0.
+ *     below (descriptor caches included) and every other CPU is still halted with IF = 0;
+ *     the event sources of 1a again.
  *  7. Resumes the CPUs (unless the VM was paused before the request, by a debugger or a QMP
  *     client: then it stays paused at the entry point).
  *  Any failure after step 4 began: the host does not resume the guest. It stops QEMU and the
@@ -55,15 +81,18 @@
  *   32-bit protected mode, paging off, CR0 = 0x11, CR3 = 0, CR4 = 0, EFER = 0, EFLAGS = 0x2
  *   (interrupts off); CS = VSENTER_SEL_CODE, SS = DS = ES = FS = GS = VSENTER_SEL_DATA, all
  *   base 0, limit 4 GiB, DPL 0, 32-bit; GDTR as the requester left it (inside the MLE), IDTR
- *   limit 0; EAX = VSENTER_ENTRY_MAGIC, EBX = mle_base, ECX = mle_hdr, EDX = ESI = EDI =
- *   EBP = ESP = 0. The MLE loads its own GDT, IDT and stack before anything else and trusts
- *   none of the registers (it may check them).
+ *   limit 0; EAX = VSENTER_ENTRY_MAGIC, EBX = mle_base, ECX = mle_hdr, EDX = the number of
+ *   CPUs the machine has (the launching one included: the MLE starts every other one into
+ *   its own code and goes on only when each has checked in), ESI = EDI = EBP = ESP = 0.
+ *   The MLE loads its own GDT, IDT and stack before anything else and trusts the registers
+ *   only once PCR 17 shows that the host launched it (a jump to the entry point without a
+ *   launch finds PCR 17 elsewhere).
  */
 #ifndef ABI_VSENTER_H
 #define ABI_VSENTER_H
 
 #define VSENTER_UART_PORT 0x2f8u
-#define VSENTER_PROTOCOL 2
+#define VSENTER_PROTOCOL 3
 #define VSENTER_LINE_MAX 160u
 #define VSENTER_MLE_MAX (16u << 20)     /* the host refuses larger MLEs */
 
