@@ -106,7 +106,25 @@ def read_serial(path):
         return untangle_console(f.read().replace("\r\n", "\n"))
 
 
+# where a boot that timed out leaves its serial log and launcher output (the failure names it)
+EVIDENCE_DIR = os.path.join(OUT, "tests", "timeouts")
+
+
+def keep_evidence(serial, stderr, why):
+    """Writes a boot's serial log and launcher output under EVIDENCE_DIR, named after the running
+    test; returns the sentence a failure message carries."""
+    test = os.environ.get("PYTEST_CURRENT_TEST", "boot").split(" ")[0]
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", test)[-120:]
+    os.makedirs(EVIDENCE_DIR, exist_ok=True)
+    path = os.path.join(EVIDENCE_DIR, f"{name}-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.log")
+    with open(path, "w") as f:
+        f.write(f"# {why}\n# ---- launcher (stderr) ----\n{stderr}\n# ---- serial ----\n{serial}")
+    return f"vtb: {why}; serial log and launcher output kept in {path}"
+
+
 def parse_run(rc, serial, stderr):
+    if rc == TIMED_OUT:
+        stderr += "\n" + keep_evidence(serial, stderr, "the boot timed out") + "\n"
     run = Run(rc, serial, stderr)
     for line in serial.splitlines():
         m = re.match(r"^VTBOOT-GUEST: ([A-Za-z0-9_.-]+)[=:] ?(.*)$", line)
@@ -164,6 +182,15 @@ class Running:
         self.tmp.cleanup()
         return run
 
+    def abandon(self, why):
+        """Ends a boot the test gave up waiting for; returns the evidence sentence (keep_evidence)
+        for the failure message."""
+        self.proc.kill()
+        _, err = self.proc.communicate(timeout=60)
+        note = keep_evidence(self.serial(), err, why)
+        self.tmp.cleanup()
+        return note
+
     def sleep_cycles(self, cycles, during_sleep=None, timeout=300):
         """At each of the guest's first `cycles` suspends calls during_sleep(i, gdb, qmp) while it
         sleeps (i from 1), then wakes it through QMP; stops early when the VM ends (its lines say
@@ -174,9 +201,9 @@ class Running:
                     during_sleep(i, gdb, qmp)
         try:
             wake_cycles(self.qmp_path, cycles, timeout, asleep)
-        finally:
-            run = self.finish()
-        return run
+        except TimeoutError as e:
+            raise TimeoutError(f"{e}; {self.abandon('no suspend came in time')}") from e
+        return self.finish()
 
 
 def wake_cycles(qmp_path, cycles, timeout, asleep=None, awake=None):
