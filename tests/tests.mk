@@ -22,6 +22,15 @@ test: all
 qemu-test:
 	$(PYTEST) -n $(QEMU_TEST_JOBS) tests/qemu $(if $(QEMU_TESTS),-k "$(QEMU_TESTS)")
 
+# `make soak`: S3 with CPU 1 offline and online before every suspend, SOAK_CYCLES cycles on each
+# of GRUB multiboot2, multiboot1 and -kernel (one boot each, side by side), for hangs that show
+# once in hundreds of cycles; a timed-out boot keeps its serial log (tests/qemu/vtb.py).
+SOAK_CYCLES ?= 70
+.PHONY: soak
+soak: all
+	VTBOOT_SOAK_CYCLES=$(SOAK_CYCLES) $(PYTEST) -n $(QEMU_TEST_JOBS) tests/qemu/test_s3_holds.py \
+	    -k test_s3_through_grub_many_cycles_with_cpu_hotplug
+
 # `make bench`: measurement (SHA-1/256/384/512) and MAC (Poly1305) speed of vtboot's own code
 # against OpenSSL, then boots in QEMU (vtboot against its own hashing, against QEMU's direct
 # -kernel boot, S3 with and without vtboot: tests/bench/boot_bench.py, about 3 minutes), each
