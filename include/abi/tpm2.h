@@ -49,6 +49,8 @@
 #define TPM2_RS_PW 0x40000009u           /* password authorisation session */
 #define TPM2_RH_OWNER 0x40000001u
 #define TPM2_RH_NULL 0x40000007u
+#define TPM2_RH_LOCKOUT 0x4000000au
+#define TPM2_RH_ENDORSEMENT 0x4000000bu
 #define TPM2_RH_PLATFORM 0x4000000cu
 
 #define TPM2_CAP_PCRS 0x00000005u

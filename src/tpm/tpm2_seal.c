@@ -101,7 +101,7 @@ int tpm2_create_storage_primary_named(struct tpm2 *t, uint32_t *handle, uint8_t 
     struct tpm_writer w;
     struct tpm_reader r;
     tpm2_cmd_begin(&w, TPM2_ST_SESSIONS, TPM2_CC_CREATE_PRIMARY);
-    tw_u32(&w, TPM2_RH_OWNER);
+    tw_u32(&w, TPM2_RH_ENDORSEMENT);  /* why: tpm2_seal.h */
     tpm2_cmd_auth(&w, TPM2_RS_PW);
     tw_u16(&w, 4);                   /* inSensitive: empty userAuth, no data */
     tw_u16(&w, 0);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Sealing a small secret to PCR values (TPM 2.0 Part 3): a storage primary in the owner
- * hierarchy (recreated identically from the persistent owner seed on every boot and resume),
+ * Sealing a small secret to PCR values (TPM 2.0 Part 3): a storage primary in the endorsement
+ * hierarchy (recreated identically from its persistent seed on every boot and resume),
  * a KEYEDHASH data object whose only authorisation is a PolicyPCR policy, and unsealing it
  * through a policy session. Anyone can create an object with a given policy; what proves who
  * created a sealed object, and in which state, is its creation data (the PCRs and a caller's
@@ -91,8 +91,18 @@ struct tpm2_clock {
 void tpm2_policy_pcr_digest(uint16_t bank, const unsigned *pcrs, unsigned n,
                             const uint8_t *values, uint8_t out[TPM2_POLICY_DIGEST_SIZE]);
 
-/* ECC P-256 restricted decryption key (AES-128-CFB) under TPM_RH_OWNER (empty owner auth);
- * _named also returns its name (TPM2B_NAME bytes, at most TPM2_NAME_MAX). */
+/*
+ * ECC P-256 restricted decryption key (AES-128-CFB) under TPM_RH_ENDORSEMENT, with that
+ * hierarchy's empty password. Not the owner hierarchy: its authorization is the host's
+ * (vtboot-qemu keeps it with the TPM state, so that the guest cannot rewrite or delete the
+ * policy index). The endorsement seed survives TPM2_Clear and its authorization stays empty
+ * (vtboot-attest's EK and AK live there too). The guest can set that authorization or disable
+ * the hierarchy: this then fails and S3 fails closed, availability only (a sealed object's
+ * origin is proven by its creation ticket, not by this key's secrecy). Not the null hierarchy
+ * (tboot 1.10's): its seed changes at every TPM Reset, and vtboot-seal shows a seal failing
+ * on its PCRs across a reboot. _named also returns the name (TPM2B_NAME bytes, at most
+ * TPM2_NAME_MAX).
+ */
 int tpm2_create_storage_primary(struct tpm2 *t, uint32_t *handle);
 int tpm2_create_storage_primary_named(struct tpm2 *t, uint32_t *handle, uint8_t *name,
                                       uint16_t *name_size);

@@ -89,7 +89,7 @@ def forge_sealed_object(state_dir, work):
             time.sleep(0.05)
         run = lambda *a: subprocess.run(["tpm2_" + a[0], *a[1:]], check=True, env=env, cwd=work,
                                         capture_output=True)
-        run("createprimary", "-C", "o", *TOOLS_TEMPLATE, "-c", "primary.ctx")
+        run("createprimary", "-C", "e", *TOOLS_TEMPLATE, "-c", "primary.ctx")
         with open(os.path.join(work, "secret"), "wb") as f:
             f.write(os.urandom(128))
         with open(os.path.join(work, "policy"), "wb") as f:

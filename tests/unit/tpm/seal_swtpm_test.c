@@ -6,7 +6,8 @@
  * vtboot's code); a secret sealed to PCR 16 and 23 (locality 0 may extend those) unseals while
  * they hold the sealed values, fails with the TPM's policy error once one changes, and unseals
  * again after a power cycle (support/swtpm_ctrl) once they are extended back to those values:
- * the storage primary comes back from the owner seed. Skipped, saying so, without swtpm.
+ * the storage primary comes back from the endorsement seed. The primary needs no owner
+ * authorization (the host's). Skipped, saying so, without swtpm.
  */
 #include "test_common.h"
 
@@ -422,7 +423,7 @@ static void seal_sizes_refused_locally(void **state)
     assert_int_equal(tpm2_flush_context(&tpm, primary), 0);
 }
 
-static void power_cycle_keeps_the_owner_seed(void **state)
+static void power_cycle_keeps_the_endorsement_seed(void **state)
 {
     (void)state;
     need_tpm();
@@ -436,7 +437,7 @@ static void power_cycle_keeps_the_owner_seed(void **state)
     if (swtpm_sim_power_cycle(&sim, err, sizeof(err)))
         fail_msg("%s", err);
     assert_int_equal(tpm2_startup(&tpm, TPM2_SU_CLEAR), 0);
-    /* PCR 16 and 23 are back to zero; the primary comes back the same from the owner seed,
+    /* PCR 16 and 23 are back to zero; the primary comes back the same from the endorsement seed,
      * and the blob made under the first one loads under it */
     uint8_t values[64];
     struct tpm_banks one = { 1, { TPM_ALG_SHA256 } };
@@ -495,7 +496,7 @@ static void tpm2_tools_unseal_the_blob(void **state)
         }
     /* the storage primary is tpm2_createprimary's with these options, so the blob is what an
      * administrator unseals with tpm2-tools while PCR 16 and 23 hold the sealed values
-     * (they do: power_cycle_keeps_the_owner_seed extended them back) */
+     * (they do: power_cycle_keeps_the_endorsement_seed extended them back) */
     char prim[300], pub[300], priv[300], item[300], out[300];
     snprintf(prim, sizeof(prim), "%s/prim.ctx", sim.dir);
     snprintf(pub, sizeof(pub), "%s/blob.pub", sim.dir);
@@ -504,7 +505,7 @@ static void tpm2_tools_unseal_the_blob(void **state)
     snprintf(out, sizeof(out), "%s/secret", sim.dir);
     write_tpm2b(pub, blob.public_area, blob.public_size);
     write_tpm2b(priv, blob.private_area, blob.private_size);
-    const char *create[] = { "tpm2_createprimary", "-Q", "-C", "o", "-g", "sha256", "-G",
+    const char *create[] = { "tpm2_createprimary", "-Q", "-C", "e", "-g", "sha256", "-G",
                              "ecc256:aes128cfb", "-a", "fixedtpm|fixedparent|"
                              "sensitivedataorigin|userwithauth|noda|restricted|decrypt", "-c",
                              prim, NULL };
@@ -527,6 +528,38 @@ static void tpm2_tools_unseal_the_blob(void **state)
     free(got);
 }
 
+static void storage_primary_needs_no_owner_auth(void **state)
+{
+    (void)state;
+    need_tpm();
+    if (!tool_path("tpm2_changeauth")) {
+        print_message("tpm2_changeauth is not installed: skipping\n");
+        skip();
+    }
+    uint32_t primary = 0;
+    /* the owner authorization set, as vtboot-qemu sets it: the primary is made all the same */
+    const char *owner_set[] = { "tpm2_changeauth", "-c", "o", "hex:0123456789abcdef", NULL };
+    tool(owner_set);
+    assert_int_equal(swtpm_sim_connect(&sim), 0);
+    assert_int_equal(tpm2_create_storage_primary(&tpm, &primary), 0);
+    assert_int_equal(tpm2_flush_context(&tpm, primary), 0);
+    /* the endorsement authorization set (the guest can): TPM_RC_BAD_AUTH for session 1 (the
+     * hierarchies are exempt from dictionary-attack protection), no key */
+    const char *endorsement_set[] = { "tpm2_changeauth", "-c", "e", "set by the guest", NULL };
+    tool(endorsement_set);
+    assert_int_equal(swtpm_sim_connect(&sim), 0);
+    primary = 7;
+    assert_int_equal(tpm2_create_storage_primary(&tpm, &primary), 0x9a2);
+    assert_string_equal(tpm.err, "TPM2_CreatePrimary: TPM returned 0x9a2");
+    assert_int_equal(primary, 7);
+    const char *endorsement_back[] = { "tpm2_changeauth", "-c", "e", "-p", "set by the guest",
+                                       "", NULL };
+    const char *owner_back[] = { "tpm2_changeauth", "-c", "o", "-p", "hex:0123456789abcdef",
+                                 "", NULL };
+    tool(endorsement_back);
+    tool(owner_back);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -537,8 +570,9 @@ int main(void)
         cmocka_unit_test_teardown(pcr_change_after_policy_pcr, flush_leftovers),
         cmocka_unit_test_teardown(tampered_blob_does_not_load, flush_leftovers),
         cmocka_unit_test_teardown(seal_sizes_refused_locally, flush_leftovers),
-        cmocka_unit_test_teardown(power_cycle_keeps_the_owner_seed, flush_leftovers),
+        cmocka_unit_test_teardown(power_cycle_keeps_the_endorsement_seed, flush_leftovers),
         cmocka_unit_test_teardown(tpm2_tools_unseal_the_blob, flush_leftovers),
+        cmocka_unit_test_teardown(storage_primary_needs_no_owner_auth, flush_leftovers),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

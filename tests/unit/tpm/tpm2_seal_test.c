@@ -213,13 +213,13 @@ static void policy_digest_values_and_banks(void **state)
 /* ================================ CreatePrimary ================================ */
 
 /*
- * TPM2_CreatePrimary(TPM_RH_OWNER, password session): inSensitive {size 4, empty userAuth,
+ * TPM2_CreatePrimary(TPM_RH_ENDORSEMENT, password session): inSensitive {size 4, empty userAuth,
  * empty data}; inPublic {size 0x1a, TPM_ALG_ECC, nameAlg SHA-256, fixedTPM | fixedParent |
  * sensitiveDataOrigin | userWithAuth | noDA | restricted | decrypt (0x00030472), empty
  * authPolicy, symmetric AES 128 CFB, scheme NULL, curve NIST P-256, kdf NULL, unique empty x
  * and y}; empty outsideInfo; creationPCR count 0.
  */
-#define CREATE_PRIMARY "8002 00000043 00000131 | 40000001 | " PW_AUTH " | 0004 0000 0000 |"    \
+#define CREATE_PRIMARY "8002 00000043 00000131 | 4000000b | " PW_AUTH " | 0004 0000 0000 |"    \
                        "001a 0023 000b 00030472 0000 0006 0080 0043 0010 0003 0010 0000 0000 |" \
                        "0000 | 00000000"
 
@@ -230,12 +230,12 @@ static const char *ecc_public(void)
              seq(0x10, 32), seq(0x30, 32));
 }
 
-/* creationData (swtpm's layout: no PCRs, locality 0, parent name TPM_RH_OWNER), creationHash
+/* creationData (swtpm's layout: no PCRs, locality 0, parent name TPM_RH_ENDORSEMENT), creationHash
  * and creationTicket (swtpm's ticket digest is 64 bytes) */
 static const char *creation(void)
 {
-    return F("0037 00000000 0020 %s 01 0010 0004 40000001 0004 40000001 0000 | 0020 %s |"
-             "8021 40000001 0040 %s", rep(0xc1, 32), rep(0xc2, 32), rep(0xc3, 64));
+    return F("0037 00000000 0020 %s 01 0010 0004 4000000b 0004 4000000b 0000 | 0020 %s |"
+             "8021 4000000b 0040 %s", rep(0xc1, 32), rep(0xc2, 32), rep(0xc3, 64));
 }
 
 static const char *key_name(void)
@@ -268,14 +268,14 @@ static void create_primary_swtpm_answer(void **state)
     (void)state;
     /* swtpm 0.7.1's whole answer, recorded (tpm/seal_swtpm_test.c makes the same call) */
     fake_tpm_expect(CREATE_PRIMARY,
-        "80020000013a000000008000000000000123005a0023000b000304720000000600800043001000030010"
-        "00202418d8534cf7044c28e70bc78700a5706011791c05cb17283f014980276e50df00202e5447ff6067"
-        "58595411b2ed78f3288d772d07fbfd1b6d2887106b2ca045319d0037000000000020e3b0c44298fc1c14"
-        "9afbf4c8996fb92427ae41e4649b934ca495991b7852b855010010000440000001000440000001000000"
-        "205da041bac0ee3135aebb0cadfba497c6a1877fae832dd3d1f8f7a871b825e85480214000000100405b"
-        "fcefc3e706db94b0053e71f8e6feffbd4b8e4666e2f04b75285fe1fdf9d7ccc6c1abe979f1fa52e77112"
-        "e9efc2e5690dbc9900ad4a9c283e6df7742ac06c2e0022000b9eed4a95c3e0b9373f671e8676fe818205"
-        "44047049bd75ed12dac0ab92501d1b0000010000");
+        "80020000013a000000008000000000000123005a0023000b00030472000000060080004300100003001000"
+        "2063883c1da89d5a8d173ecaa996a56f473e255c0234691460b1349fd2d960809b002073fe4bd56ac5039e"
+        "f3c109b6680226d1335e3932e4d8f2489ac2809751dc0a2e0037000000000020e3b0c44298fc1c149afbf4"
+        "c8996fb92427ae41e4649b934ca495991b7852b85501001000044000000b00044000000b0000002028d026"
+        "fafd749106743e27c4280551585e5d17668eb521835ed60127effc05d480214000000b004007d489f03050"
+        "0d4bb6e5d858a1e4114185918e65db42ffc64209aa3c33105972979bf60640328928b88418c0400c257f14"
+        "1a767f86ce1514a688c11a73dc28380022000b1cf2db184bfb1d43e00c45c451c41cfe51e030c39fc58de9"
+        "be69535bf2bd15be0000010000");
     uint32_t h = 0;
     assert_int_equal(tpm2_create_storage_primary(&tpm, &h), 0);
     assert_int_equal(h, 0x80000000);
@@ -300,17 +300,17 @@ static void create_primary_malformed(void **state)
         { ok_sessions("80000000", F("%s 00", pub), PW_SESSION_RSP), "truncated or malformed" },
         { ok_sessions("80000000", F("%s 0037 00000000 0020", pub), PW_SESSION_RSP),
           "truncated or malformed" },
-        { ok_sessions("80000000", F("%s 0037 00000000 0020 %s 01 0010 0004 40000001 0004 "
-                                    "40000001 0000", pub, rep(0xc1, 32)), PW_SESSION_RSP),
+        { ok_sessions("80000000", F("%s 0037 00000000 0020 %s 01 0010 0004 4000000b 0004 "
+                                    "4000000b 0000", pub, rep(0xc1, 32)), PW_SESSION_RSP),
           "truncated or malformed" },
-        { ok_sessions("80000000", F("%s 0037 00000000 0020 %s 01 0010 0004 40000001 0004 "
-                                    "40000001 0000 0020 %s 80", pub, rep(0xc1, 32),
+        { ok_sessions("80000000", F("%s 0037 00000000 0020 %s 01 0010 0004 4000000b 0004 "
+                                    "4000000b 0000 0020 %s 80", pub, rep(0xc1, 32),
                                     rep(0xc2, 32)), PW_SESSION_RSP), "truncated or malformed" },
-        { ok_sessions("80000000", F("%s 0037 00000000 0020 %s 01 0010 0004 40000001 0004 "
-                                    "40000001 0000 0020 %s 8021 400000", pub, rep(0xc1, 32),
+        { ok_sessions("80000000", F("%s 0037 00000000 0020 %s 01 0010 0004 4000000b 0004 "
+                                    "4000000b 0000 0020 %s 8021 400000", pub, rep(0xc1, 32),
                                     rep(0xc2, 32)), PW_SESSION_RSP), "truncated or malformed" },
-        { ok_sessions("80000000", F("%s 0037 00000000 0020 %s 01 0010 0004 40000001 0004 "
-                                    "40000001 0000 0020 %s 8021 40000001 0040 %s", pub,
+        { ok_sessions("80000000", F("%s 0037 00000000 0020 %s 01 0010 0004 4000000b 0004 "
+                                    "4000000b 0000 0020 %s 8021 4000000b 0040 %s", pub,
                                     rep(0xc1, 32), rep(0xc2, 32), rep(0xc3, 63)),
                       PW_SESSION_RSP), "truncated or malformed" },
         /* no name, a name cut short */
@@ -342,11 +342,11 @@ static void create_primary_malformed(void **state)
 static void create_primary_refused(void **state)
 {
     (void)state;
-    /* TPM_RC_AUTH_FAIL for session 1 (an owner password is set): the TPM's code */
-    fake_tpm_expect(CREATE_PRIMARY, "8001 SZ 0000098e");
+    /* TPM_RC_BAD_AUTH for session 1 (an endorsement password is set): the TPM's code */
+    fake_tpm_expect(CREATE_PRIMARY, "8001 SZ 000009a2");
     uint32_t h = 7;
-    assert_int_equal(tpm2_create_storage_primary(&tpm, &h), 0x98e);
-    assert_string_equal(tpm.err, "TPM2_CreatePrimary: TPM returned 0x98e");
+    assert_int_equal(tpm2_create_storage_primary(&tpm, &h), 0x9a2);
+    assert_string_equal(tpm.err, "TPM2_CreatePrimary: TPM returned 0x9a2");
     assert_int_equal(h, 7);
     FAKE_TPM_DONE();
 }
@@ -476,16 +476,16 @@ static void seal_malformed(void **state)
         { ok_sessions("", F("%s %s 0037 0000", priv, pub), PW_SESSION_RSP), "truncated" },
         { ok_sessions("", F("%s %s 0000", priv, pub), PW_SESSION_RSP), "truncated" },
         { ok_sessions("", F("%s %s 0000 0000", priv, pub), PW_SESSION_RSP), "truncated" },
-        { ok_sessions("", F("%s %s 0000 0000 8021 40000001", priv, pub), PW_SESSION_RSP),
+        { ok_sessions("", F("%s %s 0000 0000 8021 4000000b", priv, pub), PW_SESSION_RSP),
           "truncated or malformed" },
-        { ok_sessions("", F("%s %s 0000 0000 8021 40000001 0040 %s", priv, pub, rep(0, 63)),
+        { ok_sessions("", F("%s %s 0000 0000 8021 4000000b 0040 %s", priv, pub, rep(0, 63)),
                       PW_SESSION_RSP), "truncated or malformed" },
         /* after the ticket */
-        { ok_sessions("", F("%s %s 0000 0000 8021 40000001 0000 0000", priv, pub),
+        { ok_sessions("", F("%s %s 0000 0000 8021 4000000b 0000 0000", priv, pub),
                       PW_SESSION_RSP),
           "TPM2_Create: 2 unexpected bytes after the response parameters" },
         /* no session area */
-        { F("8002 SZ 00000000 %08x %s %s 0000 0000 8021 40000001 0000", 18 + 0x50 + 12,
+        { F("8002 SZ 00000000 %08x %s %s 0000 0000 8021 4000000b 0000", 18 + 0x50 + 12,
             priv, pub), "TPM2_Create: malformed session area after 110 parameter bytes" },
     };
     for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -499,7 +499,7 @@ static void seal_malformed(void **state)
     /* the smallest well-formed answer (empty creation data, empty ticket) is fine */
     fake_tpm_reset(&tpm);
     fake_tpm_expect(create_cmd(0x80000000, pol, "01", 1),
-                    ok_sessions("", F("%s %s 0000 0000 8021 40000001 0000", priv, pub),
+                    ok_sessions("", F("%s %s 0000 0000 8021 4000000b 0000", priv, pub),
                                 PW_SESSION_RSP));
     assert_int_equal(tpm2_seal(&tpm, 0x80000000, policy, "\x01", 1, &s), 0);
     FAKE_TPM_DONE();
