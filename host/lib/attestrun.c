@@ -6,6 +6,7 @@
 #include "sig.h"
 #include "strv.h"
 #include "swtpm.h"
+#include "tpmprov.h"
 #include "util.h"
 
 #include <errno.h>
@@ -230,6 +231,7 @@ int attestrun_enroll(struct attest_run *a, const char *statedir, const char *wor
     char *rec = xasprintf("%s/enrolled", a->dir);
     char *root = xasprintf("%s/%s", a->ca_dir, CA_ROOT);
     char *chain = xasprintf("%s/%s", a->ca_dir, CA_ISSUER);
+    char *owner = tpmprov_owner_auth_path(statedir);
     struct strv argv = { 0 };
     int rc = -1;
     int64_t t0 = now_ms();
@@ -242,6 +244,7 @@ int attestrun_enroll(struct attest_run *a, const char *statedir, const char *wor
     strv_addf(&argv, "--ca=%s", root);
     strv_addf(&argv, "--ca-chain=%s", chain);
     strv_addf(&argv, "--out=%s", rec);
+    strv_addf(&argv, "--owner-auth=%s", owner);
     rc = run_tool(argv.v, out);
     if (rc == 1) {
         log_err("--attest: enrolling the TPM failed:");
@@ -260,6 +263,7 @@ out:
     free(rec);
     free(root);
     free(chain);
+    free(owner);
     return rc;
 }
 

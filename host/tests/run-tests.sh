@@ -297,6 +297,40 @@ run prov 0 --provision-only --tpm-state "$S" --policy "$P/halt.pol" -v
 expect_err prov "wrote $P/halt.pol ($(stat -c %s "$P/halt.pol") bytes) into NV index 0x01200001"
 grep -a -E "swtpm_setup \(PCR banks .*\) took|NV index .* written in" "$T/prov.err" | sed 's/^/     /'
 nv_check prov "$S" "$P/halt.pol"
+# the owner and lockout authorizations: random, kept in the state directory (0600), set in the
+# TPM; taking ownership with the empty owner password is refused (TPM_RC_BAD_AUTH)
+own_check() {    # NAME DIR
+    local name=$1 dir=$2 f props
+    for f in vtboot-owner.auth vtboot-lockout.auth; do
+        if [ "$(stat -c %a "$dir/$f" 2>&1)" = 600 ] && grep -qxE '[0-9a-f]{32}' "$dir/$f"; then
+            ok "$name: $f: 32 hex digits, mode 0600"
+        else
+            bad "$name: $f" "$(ls -l "$dir/$f" 2>&1)"
+        fi
+    done
+    tpm_up "$dir"
+    props=$(tpm2_getcap properties-variable -T "$TCTI" 2>&1)
+    if grep -qx "  ownerAuthSet: *1" <<< "$props" && grep -qx "  lockoutAuthSet: *1" <<< "$props" &&
+       grep -qx "  endorsementAuthSet: *0" <<< "$props"; then
+        ok "$name: owner and lockout authorizations set, endorsement empty"
+    else
+        bad "$name: TPMA_PERMANENT" "$(head -4 <<< "$props")"
+    fi
+    if ! tpm2_changeauth -c o guest -T "$TCTI" > "$T/$name-ca.out" 2>&1 &&
+       grep -q "Esys_HierarchyChangeAuth(0x9A2)" "$T/$name-ca.out"; then
+        ok "$name: empty owner password refused (0x9A2)"
+    else
+        bad "$name: empty owner password" "$(cat "$T/$name-ca.out")"
+    fi
+    tpm_down
+}
+own_check prov "$S"
+# a state from an older vtboot-qemu (empty authorizations, no secrets kept): taken on first use
+mkdir -p "$T/tpm-old"
+swtpm_setup --tpm2 --tpmstate "$T/tpm-old" --pcr-banks sha256 > /dev/null 2>&1
+run own-old 0 --provision-only --tpm-state "$T/tpm-old"
+expect_err own-old "took ownership of the TPM state in $T/tpm-old: its owner and lockout authorizations are in $T/tpm-old/vtboot-*.auth"
+own_check own-old "$T/tpm-old"
 b=$(banks_of "$S")
 if [ "$b" = "sha1,sha256" ]; then ok "prov: default banks sha1,sha256"; else bad "prov: banks '$b'"; fi
 run reprov 0 --provision-only --tpm-state "$S" --policy "$P/max.pol" -v
@@ -363,13 +397,17 @@ nv_check "after errors" "$S" "$P/one.pol"
 # an owner password the launcher does not know: tpm2_nvundefine -C o fails
 cp -r "$S" "$T/tpm-owned"
 tpm_up "$T/tpm-owned"
-tpm2_changeauth -c o secret -T "$TCTI" > /dev/null
+tpm2_changeauth -c o -p "file:$T/tpm-owned/vtboot-owner.auth" secret -T "$TCTI" > /dev/null
 tpm_down
 run pol-toolfail 1 --provision-only --tpm-state "$T/tpm-owned" --policy "$P/halt.pol"
-expect_err pol-toolfail "tpm2_nvundefine failed (exit status 1): tpm2_nvundefine 0x01200001 -C o -T swtpm:path="
+expect_err pol-toolfail "tpm2_nvundefine failed (exit status 1): tpm2_nvundefine 0x01200001 -C o -P file:$T/tpm-owned/vtboot-owner.auth -T swtpm:path="
 expect_err pol-toolfail "ERROR: Esys_NV_UndefineSpace(0x9A2)"
 run pol-toolfail-boot 1 "${BASE[@]}" --tpm-state "$T/tpm-owned" --policy "$P/halt.pol"
 expect_err pol-toolfail-boot "tpm2_nvundefine failed"
+# an older state whose owner password someone else set: refused, nothing booted
+rm "$T/tpm-owned"/vtboot-*.auth
+run own-other 1 "${BASE[@]}" --tpm-state "$T/tpm-owned"
+expect_err own-other "the TPM state in $T/tpm-owned has its owner authorization set, not by vtboot-qemu (which keeps its own in $T/tpm-owned/vtboot-owner.auth): the policy index cannot be kept from the guest; use a new state"
 check_clean "policy provisioning"
 
 echo "# signals and crashes"

@@ -19,6 +19,9 @@
 #      a read with the right (empty) password fails with TPM_RC_LOCKOUT (0x921); the index's
 #      public area has no no_da (attributes 0x20060002).
 #
+# The owner and lockout authorizations are those vtboot-qemu keeps in STATE_DIR
+# (vtboot-owner.auth, vtboot-lockout.auth: host/lib/tpmprov.h), or empty in a state without them.
+#
 # swtpm runs as tpmprov.c runs it (--flags not-need-init, unix data socket S and S.ctrl,
 # tpm2-tools with -T swtpm:path=S). Every command is printed; any failure exits 1.
 # usage: tpm-lockout.sh STATE_DIR POLICY_FILE
@@ -100,18 +103,24 @@ if [ ! -f "$STATE/tpm2-00.permall" ]; then
     run swtpm_setup --tpm2 --tpmstate "$STATE" --pcr-banks sha1,sha256
 fi
 
+OWNER=()
+LOCKOUT=()
+[ -f "$STATE/vtboot-owner.auth" ] && OWNER=(-P "file:$STATE/vtboot-owner.auth")
+[ -f "$STATE/vtboot-lockout.auth" ] && LOCKOUT=(-p "file:$STATE/vtboot-lockout.auth")
+
 # provisioning without no_da, the DA parameters, one bad password
 start_swtpm
 run tpm2_startup -c -T "$TCTI"
-run tpm2_dictionarylockout --clear-lockout -T "$TCTI"     # a state this script locked before
+# a state this script locked before
+run tpm2_dictionarylockout --clear-lockout "${LOCKOUT[@]}" -T "$TCTI"
 run tpm2_getcap handles-nv-index -T "$TCTI"
 if grep -qiE "0x0*$(printf %x "$INDEX")\$" "$W/out"; then
-    run tpm2_nvundefine "$INDEX" -C o -T "$TCTI"
+    run tpm2_nvundefine "$INDEX" -C o "${OWNER[@]}" -T "$TCTI"
 fi
-run tpm2_nvdefine "$INDEX" -C o -s "$SIZE" -a "$NO_NODA_ATTRS" -T "$TCTI"
-run tpm2_nvwrite "$INDEX" -C o -i "$POLICY" -T "$TCTI"
+run tpm2_nvdefine "$INDEX" -C o "${OWNER[@]}" -s "$SIZE" -a "$NO_NODA_ATTRS" -T "$TCTI"
+run tpm2_nvwrite "$INDEX" -C o "${OWNER[@]}" -i "$POLICY" -T "$TCTI"
 run tpm2_dictionarylockout --setup-parameters --max-tries=1 --recovery-time=86400 \
-    --lockout-recovery-time=86400 -T "$TCTI"
+    --lockout-recovery-time=86400 "${LOCKOUT[@]}" -T "$TCTI"
 must_fail 0x98e tpm2_nvread "$INDEX" -C "$INDEX" -P wrong-password -s "$SIZE" -T "$TCTI" -o "$W/nv.bin"
 run tpm2_shutdown -c -T "$TCTI"
 stop_swtpm

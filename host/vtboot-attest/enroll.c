@@ -22,6 +22,7 @@
 #include "tpmquote.h"
 #include "util.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <unistd.h>
@@ -35,7 +36,7 @@
 #include <tss2/tss2_mu.h>
 
 struct enroll {
-    const char *tcti, *ca, *ca_chain, *out, *ek_cert_file;
+    const char *tcti, *ca, *ca_chain, *out, *ek_cert_file, *owner_auth_file;
     uint32_t ak_handle;
     struct tpm tpm;
     X509 *ek_cert;
@@ -152,6 +153,26 @@ static int tpm_side(struct enroll *e)
         e->ek_transient = true;
     }
 
+    /* TPM2_EvictControl needs the owner's authorization (vtboot-qemu keeps it with the state) */
+    if (e->owner_auth_file) {
+        TPM2B_AUTH auth = { 0 };
+        size_t n;
+        uint8_t *a = file_read_all(e->owner_auth_file, &n, sizeof(auth.buffer) + 1);
+
+        if (!a)
+            return fail("--owner-auth %s: %s (at most %zu bytes)", e->owner_auth_file,
+                        strerror(errno), sizeof(auth.buffer));
+        auth.size = (UINT16)n;
+        memcpy(auth.buffer, a, n);
+        explicit_bzero(a, n);
+        free(a);
+        rc = Esys_TR_SetAuth(e->tpm.esys, ESYS_TR_RH_OWNER, &auth);
+        explicit_bzero(&auth, sizeof(auth));
+        if (rc != TSS2_RC_SUCCESS) {
+            tpm_fail(&e->tpm, "the owner authorization", rc);
+            return fail("%s", e->tpm.err);
+        }
+    }
     /* the AK: a fresh primary key, persisted where an older one is evicted */
     if (tpm_persistent(&e->tpm, e->ak_handle, &old, NULL) == 0) {
         ESYS_TR gone;
@@ -360,18 +381,20 @@ static void usage(FILE *f)
 {
     fprintf(f,
 "usage: vtboot-attest enroll --ca ROOT.pem --out DIR [--tpm TCTI] [--ca-chain PEM]\n"
-"                            [--ak-handle 0x81010002] [--ek-cert FILE]\n"
+"                            [--ak-handle 0x81010002] [--ek-cert FILE] [--owner-auth FILE]\n"
 "Creates an attestation key (RSA 2048, restricted signing, RSASSA-SHA256) in the TPM,\n"
 "persists it at --ak-handle, and proves with TPM2_MakeCredential (done by the verifier in\n"
 "software) and TPM2_ActivateCredential that it is in the TPM whose EK certificate (NV\n"
 "0x01c00002, or --ek-cert) chains to ROOT.pem (intermediates from --ca-chain). Then writes\n"
 "the enrollment record to DIR for verify. TCTI: device:/dev/tpmrm0 (default) or\n"
-"swtpm:path=SOCKET. Exit 0 when enrolled, 1 with an \"enroll: FAIL: ...\" line, 2 usage.\n");
+"swtpm:path=SOCKET. --owner-auth: the owner authorization (the file's bytes; vtboot-qemu's\n"
+"vtboot-owner.auth in the TPM state directory), which persisting the AK needs. Exit 0 when\n"
+"enrolled, 1 with an \"enroll: FAIL: ...\" line, 2 usage.\n");
 }
 
 int cmd_enroll(int argc, char **argv)
 {
-    enum { O_TPM = 256, O_CA, O_CA_CHAIN, O_OUT, O_AK_HANDLE, O_EK_CERT };
+    enum { O_TPM = 256, O_CA, O_CA_CHAIN, O_OUT, O_AK_HANDLE, O_EK_CERT, O_OWNER_AUTH };
     static const struct option lo[] = {
         { "tpm", required_argument, NULL, O_TPM },
         { "ca", required_argument, NULL, O_CA },
@@ -379,6 +402,7 @@ int cmd_enroll(int argc, char **argv)
         { "out", required_argument, NULL, O_OUT },
         { "ak-handle", required_argument, NULL, O_AK_HANDLE },
         { "ek-cert", required_argument, NULL, O_EK_CERT },
+        { "owner-auth", required_argument, NULL, O_OWNER_AUTH },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -392,6 +416,7 @@ int cmd_enroll(int argc, char **argv)
         case O_CA_CHAIN: e.ca_chain = optarg; break;
         case O_OUT: e.out = optarg; break;
         case O_EK_CERT: e.ek_cert_file = optarg; break;
+        case O_OWNER_AUTH: e.owner_auth_file = optarg; break;
         case O_AK_HANDLE:
             if (parse_handle(optarg, &e.ak_handle)) {
                 fprintf(stderr, "vtboot-attest: --ak-handle: a persistent handle 0x81xxxxxx\n");

@@ -408,8 +408,8 @@ static char *policy_copy(struct run *r, size_t *size)
 
 /*
  * The TPM state before swtpm starts for QEMU: a fresh one (swtpm_setup, --pcr-banks) unless
- * the directory has one, then --policy written into NV with tpm2-tools. Returns 0, -1 or
- * 128+signal.
+ * the directory has one, its owner and lockout authorizations taken (tpmprov.h), then --policy
+ * written into NV with tpm2-tools. Returns 0, -1 or 128+signal.
  */
 static int prepare_tpm(struct run *r)
 {
@@ -441,21 +441,22 @@ static int prepare_tpm(struct run *r)
         log_msg("--pcr-banks %s ignored: %s has a TPM state already (used as is)",
                 strcmp(o->pcr_banks, "-") ? o->pcr_banks : "all", state);
     }
-    if (o->policy) {
-        size_t size;
-        char *copy = policy_copy(r, &size);
+    {
+        size_t size = 0;
+        char *copy = o->policy ? policy_copy(r, &size) : NULL;
         int64_t t1 = now_ms();
 
-        if (!copy)
+        if (o->policy && !copy)
             return -1;
-        rc = tpmprov_nv_write(state, r->tmp, TB_POLICY_NV_INDEX_TPM2, copy, size, fresh);
+        /* the owner and lockout authorizations (once per state), then the policy */
+        rc = tpmprov_provision(state, r->tmp, TB_POLICY_NV_INDEX_TPM2, copy, size, fresh);
         free(copy);
         if (rc != 0)
             return rc;
-        if (o->provision_only)
+        if (o->policy && o->provision_only)
             log_msg("wrote %s (%zu bytes) into NV index 0x%08x of %s (%.2f s)", o->policy, size,
                     TB_POLICY_NV_INDEX_TPM2, state, (double)(now_ms() - t1) / 1000);
-        else
+        else if (o->policy)
             log_dbg("policy provisioned in %d ms", (int)(now_ms() - t1));
     }
     if (o->attest.on)
