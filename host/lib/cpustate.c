@@ -217,7 +217,11 @@ static int parse_cpu(struct parser *p, struct cpu_state *c)
         !at_end(&p->l))
         return perr(p, i, "malformed or missing CR line");
     /* debug registers (two lines), CCS/CCD only with CPU_DUMP_CCOP, then EFER */
-    if (!next_line(p) || !lit(&p->l, "DR0=") || !next_line(p) || !lit(&p->l, "DR6="))
+    if (!next_line(p) || !field(&p->l, "DR0=", 16, &c->dr[0]) ||
+        !field(&p->l, "DR1=", 16, &c->dr[1]) || !field(&p->l, "DR2=", 16, &c->dr[2]) ||
+        !field(&p->l, "DR3=", 16, &c->dr[3]) || !at_end(&p->l) || !next_line(p) ||
+        !field(&p->l, "DR6=", 16, &c->dr[6]) || !field(&p->l, "DR7=", 16, &c->dr[7]) ||
+        !at_end(&p->l))
         return perr(p, i, "malformed or missing DR lines");
     if (!next_line(p))
         return perr(p, i, "no EFER line");
@@ -289,6 +293,8 @@ int cpustate_launch_cpu(const struct cpu_set *s, char *err, size_t errsz)
     }
     if (run < 0)
         return errorf(err, errsz, "every CPU is halted: none is launching");
+    if (run != 0)
+        return errorf(err, errsz, "CPU %d: the launching CPU is not the BSP (CPU 0)", run);
     for (int i = 0; i < s->n; i++)
         if (i != run && (s->cpu[i].eflags & EFL_IF))
             return errorf(err, errsz, "CPU %d is halted with interrupts on", i);
@@ -315,6 +321,9 @@ int cpustate_launch_cpu(const struct cpu_set *s, char *err, size_t errsz)
     if (c->gdt_limit < VSENTER_SEL_DATA + 7)
         return errorf(err, errsz, "CPU %d's GDT (limit 0x%x) has no entry 0x%x", run,
                     c->gdt_limit, VSENTER_SEL_DATA);
+    if (c->dr[7] & DR7_ENABLES)
+        return errorf(err, errsz, "CPU %d: DR7 0x%08llx: breakpoints armed", run,
+                      (unsigned long long)c->dr[7]);
     return run;
 }
 
@@ -373,8 +382,8 @@ int cpustate_verify_entry(const struct cpu_set *before, const struct cpu_set *af
                           const struct vs_entry *e, char *err, size_t errsz)
 {
     const struct cpu_state *c;
-    static const int zero[] = { R_DX, R_SI, R_DI, R_BP, R_SP };
-    static const char *const zname[] = { "EDX", "ESI", "EDI", "EBP", "ESP" };
+    static const int zero[] = { R_SI, R_DI, R_BP, R_SP };
+    static const char *const zname[] = { "ESI", "EDI", "EBP", "ESP" };
 
     if (after->n != before->n)
         return errorf(err, errsz, "%d CPUs, %d before", after->n, before->n);
@@ -389,6 +398,9 @@ int cpustate_verify_entry(const struct cpu_set *before, const struct cpu_set *af
         return errorf(err, errsz, "EAX/EBX/ECX %08llx/%08llx/%08llx, expected %08x/%08x/%08x",
                     (unsigned long long)c->gpr[R_AX], (unsigned long long)c->gpr[R_BX],
                     (unsigned long long)c->gpr[R_CX], e->eax, e->ebx, e->ecx);
+    if (c->gpr[R_DX] != e->edx)
+        return errorf(err, errsz, "EDX %08llx, expected %08x (the number of CPUs)",
+                    (unsigned long long)c->gpr[R_DX], e->edx);
     for (size_t k = 0; k < sizeof(zero) / sizeof(zero[0]); k++)
         if (c->gpr[zero[k]])
             return errorf(err, errsz, "%s %08llx, expected 0", zname[k],

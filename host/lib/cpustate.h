@@ -11,6 +11,8 @@
  *   otherwise "EAX=%08x" ... "EIP=%08x EFL=%08x ...", segments "%-3s=%04x %08x %08x %08x".
  *   GDT/IDT "GDT=     base limit" and CR2/CR3 are 64-bit wide iff EFER.LMA (HF_LMA).
  *   The segment flags are the descriptor's high word masked with 0x00ffff00.
+ *   Then "DR0=%016 DR1=.. DR2=.. DR3=%016 " and "DR6=%016 DR7=%016" (16 digits in both
+ *   layouts: TARGET_FMT_lx of qemu-system-x86_64), CCS/CCD only with CPU_DUMP_CCOP, EFER.
  *   EFL is cpu_compute_eflags(): env->eflags | the lazily computed arithmetic flags | DF.
  */
 #ifndef HOST_CPUSTATE_H
@@ -41,6 +43,7 @@ enum { R_AX, R_BX, R_CX, R_DX, R_SI, R_DI, R_BP, R_SP };      /* gpr[] order, th
 #define CR0_PE 0x1u
 #define CR0_PG 0x80000000u
 #define EFER_LMA 0x400u
+#define DR7_ENABLES 0xffu       /* L0, G0 ... L3, G3 */
 
 struct cpu_seg {
     uint16_t sel;
@@ -60,6 +63,7 @@ struct cpu_state {
     uint64_t gdt_base, idt_base;
     uint32_t gdt_limit, idt_limit;
     uint64_t cr0, cr2, cr3, cr4, efer;
+    uint64_t dr[8];             /* DR0-DR3, DR6, DR7 (dr[4], dr[5] stay 0) */
 };
 
 struct cpu_set {
@@ -74,10 +78,13 @@ int cpustate_parse(const char *text, struct cpu_set *out, char *err, size_t errs
 
 /*
  * Launch precondition 1 (vsenter.h), registers only: exactly one CPU not halted (the
- * launching CPU), every other one halted with IF = 0; the launching CPU in protected mode
- * with paging off, EFER.LMA = 0, not virtual-8086, not in SMM, CPL 0, IF = 0, A20 enabled
- * (otherwise addresses with bit 20 set alias), IDTR limit 0, a GDTR limit that covers
- * VSENTER_SEL_DATA. Returns the launching CPU's index, or -1 with a reason.
+ * launching CPU), every other one halted with IF = 0; the launching CPU is CPU 0 (the BSP,
+ * where GETSEC[SENTER] runs), in protected mode with paging off, EFER.LMA = 0, not
+ * virtual-8086, not in SMM, CPL 0, IF = 0, A20 enabled (otherwise addresses with bit 20 set
+ * alias), IDTR limit 0, a GDTR limit that covers VSENTER_SEL_DATA, and DR7 arms no
+ * breakpoint. Returns the launching CPU's index, or -1 with a reason; among them, exactly:
+ *   "CPU <n>: the launching CPU is not the BSP (CPU 0)"
+ *   "CPU 0: DR7 0x%08llx: breakpoints armed"   (any of DR7 bits 0-7 set)
  */
 int cpustate_launch_cpu(const struct cpu_set *s, char *err, size_t errsz);
 
@@ -102,6 +109,7 @@ struct cpu_seg cpustate_desc_cache(uint16_t sel, uint64_t desc);
 struct vs_entry {
     int cpu;
     uint32_t eip, eax, ebx, ecx;
+    uint32_t edx;               /* the number of CPUs */
     struct vs_gdt gdt;
     uint64_t gdt_base;          /* GDTR as before the transfer */
     uint32_t gdt_limit;
@@ -109,7 +117,7 @@ struct vs_entry {
 
 /*
  * The check after the register writes (step 6): the same CPUs as before (before->n); the
- * launching CPU in the 32-bit layout, EIP/EAX/EBX/ECX as e says, EDX = ESI = EDI = EBP =
+ * launching CPU in the 32-bit layout, EIP/EAX/EBX/ECX/EDX as e says, ESI = EDI = EBP =
  * ESP = 0, EFLAGS 0x2 apart from the lazily computed bits (EFL_LAZY: the dump ORs stale
  * arithmetic flags and DF into what the gdbstub wrote; the caller checks the raw value
  * through the gdbstub), CPL 0, A20 1, SMM 0, HLT 0, CR0 0x11, CR2 anything, CR3 0,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The host side of the VSENTER line protocol (include/abi/vsenter.h, protocol 2): a bounded
+ * The host side of the VSENTER line protocol (include/abi/vsenter.h, protocol 3): a bounded
  * line assembler that survives any byte stream, and the request parser.
  */
 #ifndef HOST_VSENTER_H
@@ -29,10 +29,10 @@ struct vs_request {
     uint32_t mle_hdr;           /* its MLE header (abi/mle.h) */
 };
 
-/* Parses a protocol-2 request line ("VSENTER 2 mle_base=0x%08x mle_hdr=0x%08x"; each number
+/* Parses a protocol-3 request line ("VSENTER 3 mle_base=0x%08x mle_hdr=0x%08x"; each number
  * "0x" and 1 to 8 hex digits) and checks that the header's bytes lie in the guest's RAM below
  * 4 GiB (lowmem bytes). Everything else about the header and the range is mlehdr_check()'s.
- * Returns 0, or -1 with a short reason (for "VSENTER-ERR 2 <reason>") in err. */
+ * Returns 0, or -1 with a short reason (for "VSENTER-ERR 3 <reason>") in err. */
 int vs_parse(const char *line, uint64_t lowmem, struct vs_request *rq, char *err, size_t errsz);
 /* RAM below 4 GiB of a QEMU machine ("q35" or "pc") with ram bytes of memory. */
 uint64_t vs_lowmem(const char *machine, uint64_t ram);

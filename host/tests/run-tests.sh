@@ -463,7 +463,7 @@ rc=$?
 if [ $rc = 4 ]; then ok "qemu killed: exit 4"; else bad "qemu killed: exit $rc" "$(tail -3 "$T/qemukill.err")"; fi
 check_clean "qemu killed"
 
-echo "# virtual SENTER (protocol 2: the launch enters the MLE; include/abi/vsenter.h)"
+echo "# virtual SENTER (protocol 3: the launch enters the MLE; include/abi/vsenter.h)"
 # what the host must measure: testk's read-only image, exactly as in its ELF file, and where
 # its MLE header, entry point and GDT are
 objcopy -O binary -j .mle "$TESTK" "$T/mle.bin"
@@ -498,10 +498,10 @@ count_lines() {  # NAME out|err PREFIX N: N lines start with PREFIX
 }
 # the entry state testk's post_launch found (entry.S saves it before anything else), the PCRs
 # it read then, the launcher's line
-check_launch() {  # NAME [N]: launch #N (default 1) of testk's own image
+check_launch() {  # NAME [N [CPUS]]: launch #N (default 1) of testk's own image on CPUS CPUs (1)
     local n=${2:-1}
     has_line "$1" out "TESTK: mle 0x00100000+0x$MLESZ hdr 0x$HDR entry 0x$ENTRY"
-    has_line "$1" out "TESTK: launched #$n: eax=544e5356 ebx=00100000 ecx=$HDR edx=00000000 esi=00000000 edi=00000000 ebp=00000000 esp=00000000"
+    has_line "$1" out "TESTK: launched #$n: eax=544e5356 ebx=00100000 ecx=$HDR edx=$(hex8 "${3:-1}") esi=00000000 edi=00000000 ebp=00000000 esp=00000000"
     has_line "$1" out "TESTK: launched #$n: eflags=00000002 cr0=00000011 cr3=00000000 cr4=00000000 efer=00000000"
     has_line "$1" out "TESTK: launched #$n: cs=0010 ds=0018 es=0018 fs=0018 gs=0018 ss=0018 gdt=$GDT+001f idt=00000000+0000"
     has_line "$1" out "TESTK: pcr after: PCR17 sha256=$W256"
@@ -522,14 +522,14 @@ run vstwice 0 "${BASE[@]}" --vtboot-cmdline "action=vstwice"
 check_launch vstwice 2
 # malformed lines first, each answered; then the launch
 run vsgarbage 0 "${BASE[@]}" --vtboot-cmdline "action=vsgarbage"
-for want in "bad 0: VSENTER-ERR 2 not a VSENTER request" "bad 1: VSENTER-ERR 2 unsupported protocol 1" \
-            "bad 2: VSENTER-ERR 2 malformed request" "bad 3: VSENTER-ERR 2 malformed request" \
-            "bad 4: VSENTER-ERR 2 malformed request" "bad 5: VSENTER-ERR 2 MLE header crosses 4 GiB" \
-            "bad 6: VSENTER-ERR 2 MLE header not in guest RAM" "bad long: VSENTER-ERR 2 line too long" \
-            "bad binary: VSENTER-ERR 2 not a VSENTER request"; do
+for want in "bad 0: VSENTER-ERR 3 not a VSENTER request" "bad 1: VSENTER-ERR 3 unsupported protocol 2" \
+            "bad 2: VSENTER-ERR 3 malformed request" "bad 3: VSENTER-ERR 3 malformed request" \
+            "bad 4: VSENTER-ERR 3 malformed request" "bad 5: VSENTER-ERR 3 MLE header crosses 4 GiB" \
+            "bad 6: VSENTER-ERR 3 MLE header not in guest RAM" "bad long: VSENTER-ERR 3 line too long" \
+            "bad binary: VSENTER-ERR 3 not a VSENTER request"; do
     has_line vsgarbage out "TESTK: vsenter $want"
 done
-has_line vsgarbage err "vtboot-qemu: virtual SENTER: refused: unsupported protocol 1"
+has_line vsgarbage err "vtboot-qemu: virtual SENTER: refused: unsupported protocol 2"
 count_lines vsgarbage err "vtboot-qemu: virtual SENTER: refused: " 9
 check_launch vsgarbage
 # MLE headers that must be refused (copies of testk's with one field wrong, in a page-aligned
@@ -538,7 +538,7 @@ check_launch vsgarbage
 FK=$((0x$(sym fake)))
 run vsbadhdr 0 "${BASE[@]}" --vtboot-cmdline "action=vsbadhdr"
 while IFS='|' read -r what why; do
-    has_line vsbadhdr out "TESTK: vsenter $what: VSENTER-ERR 2 $why"
+    has_line vsbadhdr out "TESTK: vsenter $what: VSENTER-ERR 3 $why"
     has_line vsbadhdr err "vtboot-qemu: virtual SENTER: refused: $why"
 done <<EOT
 no header|MLE header at 0x$(hex8 $FK): bad UUID
@@ -565,7 +565,7 @@ check_launch vsbadhdr
 GC=$((0x$(sym gdt_copy)))
 run vsbadstate 0 "${BASE[@]}" --vtboot-cmdline "action=vsbadstate"
 while IFS='|' read -r what why; do
-    has_line vsbadstate out "TESTK: vsenter $what: VSENTER-ERR 2 $why"
+    has_line vsbadstate out "TESTK: vsenter $what: VSENTER-ERR 3 $why"
     has_line vsbadstate err "vtboot-qemu: virtual SENTER: refused: $why"
 done <<EOT
 interrupts on|CPU 0 has interrupts on
@@ -576,23 +576,57 @@ gdt short|CPU 0's GDT (limit 0x17) has no entry 0x18
 EOT
 count_lines vsbadstate err "vtboot-qemu: virtual SENTER: refused: " 5
 check_launch vsbadstate
+# the platform's event sources (vsenter.h 1a): testk quiesces them, arms one again and asks;
+# the refusal names it exactly (platstate.h), nothing is measured; the allowed ones launch
+while IFS='|' read -r arm why; do
+    run "vsarm-$arm" 0 "${BASE[@]}" --vtboot-cmdline "action=vsarm arm=$arm pcr"
+    has_line "vsarm-$arm" out "TESTK: armed $arm"
+    has_line "vsarm-$arm" out "TESTK: vsenter launch: VSENTER-ERR 3 $why"
+    has_line "vsarm-$arm" err "vtboot-qemu: virtual SENTER: refused: $why"
+    has_line "vsarm-$arm" out "TESTK: pcr after: PCR17 sha256=$FF256"
+done <<EOT
+lint1-nmi|LAPIC 0 LINT1: NMI delivery, not masked (LVT 0x00000400)
+timer-smi|LAPIC 0 timer: SMI delivery, not masked (LVT 0x00000200)
+ioapic-nmi|IOAPIC pin 2: NMI delivery, not masked (entry 0x0000000000000400)
+pci-bme|PCI 00:1f.2: bus mastering enabled
+pci-msi|PCI 00:1f.2: MSI enabled
+dr7|CPU 0: DR7 0x00000401: breakpoints armed
+EOT
+run vsarm-pci-msix 0 "${BASE[@]}" --vtboot-cmdline "action=vsarm arm=pci-msix" -- -device virtio-rng-pci
+has_line vsarm-pci-msix out "TESTK: vsenter launch: VSENTER-ERR 3 PCI 00:01.0: MSI-X enabled"
+run vshpet 0 "${BASE[@]}" --vtboot-cmdline "action=vsenter" -- -machine hpet=on
+has_line vshpet out "TESTK: vsenter launch: VSENTER-ERR 3 HPET: present in the machine"
+has_line vshpet err "vtboot-qemu: virtual SENTER: refused: HPET: present in the machine"
+# the request from CPU 1 while CPU 0 halts
+run vsap 0 "${BASE[@]}" --smp 2 --vtboot-cmdline "action=vsap"
+has_line vsap out "TESTK: ap vsenter: VSENTER-ERR 3 CPU 1: the launching CPU is not the BSP (CPU 0)"
+count_lines vsap err "vtboot-qemu: virtual SENTER: launched " 0
+# controls: LINT0 in ExtINT mode, a Fixed error LVT and a lowest-priority I/O APIC pin launch
+for arm in lint0-extint error-fixed ioapic-lowest; do
+    run "vsarm-$arm" 0 "${BASE[@]}" --vtboot-cmdline "action=vsarm arm=$arm pcr"
+    has_line "vsarm-$arm" out "TESTK: armed $arm"
+    check_launch "vsarm-$arm"
+done
+# the launcher's own machine has no HPET
+run hpetoff 0 "${BASE[@]}" --vtboot-cmdline "action=poweroff" -v
+if grep -aq -- "-machine q35,hpet=off " "$T/hpetoff.err"; then ok "hpetoff: QEMU gets -machine q35,hpet=off"; else bad "hpetoff: no '-machine q35,hpet=off' in the QEMU command line" "$(grep -a qemu-system "$T/hpetoff.err" | head -1)"; fi
 # two CPUs: the second one spinning, then halted with interrupts on (both refused), then in
 # wait-for-SIPI after an INIT (launched)
 run vssmp 0 "${BASE[@]}" --smp 2 --vtboot-cmdline "action=vssmp pcr" -v
-has_line vssmp out "TESTK: vsenter ap spinning: VSENTER-ERR 2 CPUs 0 and 1 are both running: every CPU but the launching one must be halted"
-has_line vssmp out "TESTK: vsenter ap halted with interrupts on: VSENTER-ERR 2 CPU 1 is halted with interrupts on"
+has_line vssmp out "TESTK: vsenter ap spinning: VSENTER-ERR 3 CPUs 0 and 1 are both running: every CPU but the launching one must be halted"
+has_line vssmp out "TESTK: vsenter ap halted with interrupts on: VSENTER-ERR 3 CPU 1 is halted with interrupts on"
 has_line vssmp out "TESTK: ap in wait-for-SIPI"
 # on a loaded host the INITed AP may still run when the host looks: testk says so and retries
 count_lines vssmp err "vtboot-qemu: virtual SENTER: refused: " \
-    $((2 + $(grep -ac "TESTK: vsenter retry after INIT: VSENTER-ERR 2 CPUs 0 and 1 are both running" "$T/vssmp.out")))
-check_launch vssmp
+    $((2 + $(grep -ac "TESTK: vsenter retry after INIT: VSENTER-ERR 3 CPUs 0 and 1 are both running" "$T/vssmp.out")))
+check_launch vssmp 1 2
 grep -a "virtual SENTER took" "$T/vssmp.err" | tail -1 | sed 's/^.*vtboot-qemu: /     testk, 2 CPUs: /'
 # through GRUB (multiboot2 loads the same ELF at the same addresses), on pc with SeaBIOS's
 # second CPU left halted (interrupts off)
 run vsgrub 0 "${BASE[@]}" --grub --vtboot-cmdline "action=vsenter pcr"
 check_launch vsgrub
 run vspc 0 "${BASE[@]}" --machine pc --smp 2 --vtboot-cmdline "action=vsenter pcr"
-check_launch vspc
+check_launch vspc 1 2
 # 16 MiB at 16 MiB: a copy of testk's header, its GDT at +0x40 and a far jump to post_launch
 # at +0x80, zeros after (fresh RAM); the test builds the same bytes
 run vsbig 0 "${BASE[@]}" --vtboot-cmdline "action=vsbig pcr" -v
@@ -610,7 +644,7 @@ open(out, 'wb').write(b)
 PY
 read -r B256 B1 BIG256 <<< "$(pcr_expect "$T/big.bin")"
 has_line vsbig out "TESTK: big mle 0x01000000+0x01000000 entry 0x01000080"
-has_line vsbig out "TESTK: launched #1: eax=544e5356 ebx=01000000 ecx=01000000 edx=00000000 esi=00000000 edi=00000000 ebp=00000000 esp=00000000"
+has_line vsbig out "TESTK: launched #1: eax=544e5356 ebx=01000000 ecx=01000000 edx=00000001 esi=00000000 edi=00000000 ebp=00000000 esp=00000000"
 has_line vsbig out "TESTK: launched #1: cs=0010 ds=0018 es=0018 fs=0018 gs=0018 ss=0018 gdt=01000040+001f idt=00000000+0000"
 has_line vsbig err "vtboot-qemu: virtual SENTER: launched CPU 0 at 0x01000080: MLE 0x01000000+0x01000000 sha256=$BIG256"
 has_line vsbig out "TESTK: pcr after: PCR17 sha256=$B256"
@@ -618,7 +652,7 @@ has_line vsbig out "TESTK: pcr after: PCR17 sha1=$B1"
 grep -a "virtual SENTER took" "$T/vsbig.err" | sed 's/^.*vtboot-qemu: /     16 MiB: /'
 # failures that the guest cannot provoke: none before a request reaches the host
 run vsnotpm 0 "${BASE[@]}" --no-tpm --vtboot-cmdline "action=vsenter"
-has_line vsnotpm out "TESTK: vsenter launch: VSENTER-ERR 2 no TPM"
+has_line vsnotpm out "TESTK: vsenter launch: VSENTER-ERR 3 no TPM"
 has_line vsnotpm err "vtboot-qemu: virtual SENTER: refused: no TPM"
 run vsnodrtm 0 "${BASE[@]}" --no-drtm --vtboot-cmdline "action=vsenter pcr"
 has_line vsnodrtm out "TESTK: no VSENTER UART"
@@ -793,7 +827,7 @@ timeout -k 5 60 /usr/bin/python3 -c "
 import sys; sys.path.insert(0, '$(dirname "$(realpath "$0")")/../../tests/qemu'); import qemuctl
 q = qemuctl.Qmp('$T/vss3.qmp'); q.wait_event('SUSPEND', 50); q.command('system_wakeup')" > "$T/vss3.drive" 2>&1
 bgwait vss3 0
-has_line vss3 out "TESTK: launched #1: eax=544e5356 ebx=00100000 ecx=$HDR edx=00000000 esi=00000000 edi=00000000 ebp=00000000 esp=00000000"
+has_line vss3 out "TESTK: launched #1: eax=544e5356 ebx=00100000 ecx=$HDR edx=00000001 esi=00000000 edi=00000000 ebp=00000000 esp=00000000"
 count_lines vss3 out "TESTK: s3: woke up (#1 of 1) mark=11111111 " 1
 has_line vss3 out "TESTK: pcr resume: PCR17 sha256=$FF256"
 has_line vss3 err "vtboot-qemu: virtual SENTER: launched CPU 0 at 0x$ENTRY: MLE 0x00100000+0x$MLESZ sha256=$MLE256"

@@ -47,7 +47,7 @@ static void usage(FILE *f)
 "  --print-cmdline     only print the command line vtboot will get, and exit\n"
 "  --smp N             CPUs (default 1)\n"
 "  --memory MB         guest RAM (default 512)\n"
-"  --machine q35|pc    machine type (default q35)\n"
+"  --machine q35|pc    machine type (default q35), always without an HPET (hpet=off)\n"
 "  --tpm-state DIR     keep the TPM state in DIR (default: a fresh TPM in the temp dir);\n"
 "                      a DIR without a state gets a fresh one, an existing state is used as is\n"
 "  --pcr-banks LIST    PCR banks of a fresh TPM state (swtpm_setup --pcr-banks): a comma\n"

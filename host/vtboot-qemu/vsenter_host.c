@@ -5,6 +5,7 @@
 #include "json.h"
 #include "log.h"
 #include "mlehdr.h"
+#include "platstate.h"
 #include "qmp.h"
 #include "sig.h"
 #include "sock.h"
@@ -198,6 +199,126 @@ static int count_cpus(struct vsenter_host *v, char *err, size_t errsz)
     return 0;
 }
 
+/* ---- step 1a: the platform's event sources (platstate.h has the rules and says why the
+ * launcher's own devices pass them) ---- */
+
+#define PCI_CONFIG_ADDRESS 0xcf8
+#define PCI_CONFIG_DATA 0xcfc
+
+static int hmp(struct vsenter_host *v, const char *cmd, char **out, char *err, size_t errsz)
+{
+    char qerr[256];
+
+    if (qmp_hmp(v->qmp, cmd, out, qerr, sizeof(qerr), QMP_TIMEOUT_MS) != 0) {
+        snprintf(err, errsz, "cannot read the platform state (%s): %.160s", cmd, qerr);
+        return -1;
+    }
+    return 0;
+}
+
+/* a 32-bit port read or write as the guest's CPU would do it (HMP i /w, o /w) */
+static int port_in(struct vsenter_host *v, unsigned port, uint32_t *val, char *err, size_t errsz)
+{
+    char cmd[32], *text;
+    int rc;
+
+    snprintf(cmd, sizeof(cmd), "i /w 0x%x", port);
+    if (hmp(v, cmd, &text, err, errsz) != 0)
+        return -1;
+    rc = platstate_parse_inl(text, port, val, err, errsz);
+    free(text);
+    return rc;
+}
+
+static int port_out(struct vsenter_host *v, unsigned port, uint32_t val, char *err, size_t errsz)
+{
+    char cmd[48], *text;
+    int rc = 0;
+
+    snprintf(cmd, sizeof(cmd), "o /w 0x%x 0x%x", port, val);
+    if (hmp(v, cmd, &text, err, errsz) != 0)
+        return -1;
+    if (*text) {                /* HMP answers a write with nothing, or with its complaint */
+        snprintf(err, errsz, "cannot write port 0x%x: %.120s", port, text);
+        rc = -1;
+    }
+    free(text);
+    return rc;
+}
+
+/* platstate's configuration reader: mechanism #1 through the ports */
+static int cfg_read(void *ctx, unsigned bus, unsigned dev, unsigned fn, unsigned reg,
+                    uint32_t *val, char *err, size_t errsz)
+{
+    struct vsenter_host *v = ctx;
+
+    v->cfg_reads++;
+    if (port_out(v, PCI_CONFIG_ADDRESS, 0x80000000u | bus << 16 | dev << 11 | fn << 8 | reg, err,
+                 errsz) != 0)
+        return -1;
+    return port_in(v, PCI_CONFIG_DATA, val, err, errsz);
+}
+
+/* every local APIC, the I/O APIC, the HPET, every PCI function; 0, or -1 with the reason */
+static int check_platform(struct vsenter_host *v, char *err, size_t errsz)
+{
+    char cmd[32], qerr[256], *text;
+    struct lapic_state l;
+    struct ioapic_state io;
+    uint32_t cf8;
+    unsigned nfn = 0;
+    bool hpet;
+    int rc;
+    int64_t t0 = now_ms();
+
+    /* QEMU gives the CPUs of -smp n the APIC IDs 0..n-1; the dump names the CPU it shows */
+    for (int i = 0; i < v->ncpus; i++) {
+        snprintf(cmd, sizeof(cmd), "info lapic %d", i);
+        if (hmp(v, cmd, &text, err, errsz) != 0)
+            return -1;
+        rc = platstate_parse_lapic(text, &l, err, errsz);
+        free(text);
+        if (rc != 0)
+            return -1;
+        if (l.cpu != i)
+            return errorf(err, errsz, "info lapic %d shows CPU %d", i, l.cpu);
+        if (platstate_check_lapic(&l, err, errsz) != 0)
+            return -1;
+    }
+    if (hmp(v, "info pic", &text, err, errsz) != 0)
+        return -1;
+    rc = platstate_parse_ioapic(text, &io, err, errsz);
+    free(text);
+    if (rc != 0 || platstate_check_ioapic(&io, err, errsz) != 0)
+        return -1;
+    if (qmp_call(v->qmp, "qom-get", "{\"path\":\"/machine\",\"property\":\"hpet\"}", &text,
+                 qerr, sizeof(qerr), QMP_TIMEOUT_MS) != 0)
+        return errorf(err, errsz, "cannot read the platform state (qom-get hpet): %.160s", qerr);
+    rc = platstate_parse_qom_bool(text, &hpet, err, errsz);
+    free(text);
+    if (rc != 0 || platstate_check_hpet(hpet, err, errsz) != 0)
+        return -1;
+    /* the guest may be between its own write of CONFIG_ADDRESS and its data access: it finds
+     * its address again */
+    v->cfg_reads = 0;
+    if (port_in(v, PCI_CONFIG_ADDRESS, &cf8, err, errsz) != 0)
+        return -1;
+    rc = platstate_pci_scan(cfg_read, v, &nfn, err, errsz);
+    /* the scan's own reason (a refusal) comes first if both fail */
+    if (port_out(v, PCI_CONFIG_ADDRESS, cf8, qerr, sizeof(qerr)) != 0) {
+        log_msg("warning: virtual SENTER: %s", qerr);
+        if (rc == 0)
+            snprintf(err, errsz, "%s", qerr);
+        return -1;
+    }
+    if (rc != 0)
+        return -1;
+    log_dbg("virtual SENTER: event sources of %d CPUs, the I/O APIC, the HPET and %u PCI "
+            "functions (%u configuration reads) checked in %lld ms", v->ncpus, nfn, v->cfg_reads,
+            (long long)(now_ms() - t0));
+    return 0;
+}
+
 static void le_hex(uint64_t v, int bytes, char *out)
 {
     for (int i = 0; i < bytes; i++, v >>= 8)
@@ -230,7 +351,7 @@ static int transfer(struct vsenter_host *v, const struct vs_entry *e, char *err,
 {
     char cmd[32], reply[64];
     static const unsigned segs[] = { GDB_CS, GDB_SS, GDB_DS, GDB_ES, GDB_FS, GDB_GS };
-    uint32_t gpr[8] = { e->eax, e->ebx, e->ecx, 0, 0, 0, 0, 0 };   /* rax rbx rcx rdx rsi rdi rbp rsp */
+    uint32_t gpr[8] = { e->eax, e->ebx, e->ecx, e->edx, 0, 0, 0, 0 };   /* rax rbx rcx rdx rsi rdi rbp rsp */
     int rc = -1;
 
     if (gdbmux_begin(v->gdb, err, errsz) != 0)
@@ -343,7 +464,7 @@ static void launch(struct vsenter_host *v, const struct vs_request *rq)
         return;
     }
     cpu = cpustate_launch_cpu(&cpus_before, err, sizeof(err));
-    if (cpu < 0) {
+    if (cpu < 0 || check_platform(v, err, sizeof(err)) != 0) {
         refuse(v, true, was_running, err);
         return;
     }
@@ -388,13 +509,15 @@ static void launch(struct vsenter_host *v, const struct vs_request *rq)
     e.eax = VSENTER_ENTRY_MAGIC;
     e.ebx = rq->mle_base;
     e.ecx = rq->mle_hdr;
+    e.edx = (uint32_t)v->ncpus;
     e.gdt_base = cpus_before.cpu[cpu].gdt_base;
     e.gdt_limit = cpus_before.cpu[cpu].gdt_limit;
     if (transfer(v, &e, err, sizeof(err)) != 0)
         goto failed;
     /* 6. the result */
     if (read_cpus(v, "after", &cpus_after, err, sizeof(err)) != 0 ||
-        cpustate_verify_entry(&cpus_before, &cpus_after, &e, err, sizeof(err)) != 0)
+        cpustate_verify_entry(&cpus_before, &cpus_after, &e, err, sizeof(err)) != 0 ||
+        check_platform(v, err, sizeof(err)) != 0)
         goto failed;
     t_moved = now_ms();
     /* 7. resume, unless somebody else had paused the VM (or a debugger got a stop since) */

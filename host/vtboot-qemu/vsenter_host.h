@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The virtual SENTER, host side (protocol 2: include/abi/vsenter.h). QEMU attaches the guest's
+ * The virtual SENTER, host side (protocol 3: include/abi/vsenter.h). QEMU attaches the guest's
  * second UART (0x2f8) to our socket. On a request we pause every CPU (QMP stop), check the
- * CPUs' state (HMP info registers -a), the MLE header and the measured range (QMP pmemsave),
- * run swtpm's locality-4 hash sequence through the TPM control proxy (PCR 17-22 reset, PCR 17
- * extended with H(MLE) in every bank), put the launching CPU at the MLE's entry point through
- * QEMU's gdbstub (gdbmux.h), check the result and resume the CPUs. A refusal before the hash
- * is answered on the UART; a failure after it ends the run (QEMU quits, the launcher exits 4).
+ * CPUs' state (HMP info registers -a), the platform's event sources (every local APIC, the
+ * I/O APIC, the HPET, every PCI function: platstate.h), the MLE header and the measured range
+ * (QMP pmemsave), run swtpm's locality-4 hash sequence through the TPM control proxy (PCR
+ * 17-22 reset, PCR 17 extended with H(MLE) in every bank), put the launching CPU at the MLE's
+ * entry point through QEMU's gdbstub (gdbmux.h), check the result and the event sources again
+ * and resume the CPUs. A refusal before the hash is answered on the UART; a failure after it
+ * ends the run (QEMU quits, the launcher exits 4).
  * Answers wait in a bounded queue until the socket takes them (the event loop never waits for
  * the guest); while the queue has no room for one more, the guest's bytes are not parsed
  * (back-pressure), so a guest that never reads its answers stalls only its own UART.
@@ -49,6 +51,7 @@ struct vsenter_host {
     unsigned launches;
     unsigned requests;          /* valid requests so far (names the -v CPU state files) */
     int ncpus;                  /* QEMU's CPUs (query-cpus-fast), per request */
+    unsigned cfg_reads;         /* PCI configuration reads of the last platform check */
 };
 
 /* sock: where QEMU's UART connects; tpm_lfd/swtpm_fd: the proxy's two sides (-1: no TPM);

@@ -2,8 +2,9 @@
 /*
  * libFuzzer target: `info registers -a` text into cpustate_parse(), then the launch decisions
  * on whatever parsed. Invariants (abort if broken): a launching CPU really is the only one not
- * halted and meets every precondition; an accepted GDT lies inside the range with flat entries;
- * the entry check accepts nothing whose registers differ from what it was told.
+ * halted, is CPU 0 and meets every precondition (DR7 arming nothing included); an accepted
+ * GDT lies inside the range with flat entries; the entry check accepts nothing whose
+ * registers differ from what it was told.
  */
 #include "cpustate.h"
 #include "abi/vsenter.h"
@@ -40,9 +41,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
         for (int i = 0; i < s.n; i++)
             check(i == k ? !s.cpu[i].hlt : s.cpu[i].hlt && !(s.cpu[i].eflags & EFL_IF));
-        check((c->cr0 & CR0_PE) && !(c->cr0 & CR0_PG) && !(c->efer & EFER_LMA) &&
+        check(k == 0 && (c->cr0 & CR0_PE) && !(c->cr0 & CR0_PG) && !(c->efer & EFER_LMA) &&
               !(c->eflags & (EFL_VM | EFL_IF)) && !c->smm && !c->cpl && c->a20 &&
-              !c->idt_limit && c->gdt_limit >= 0x1f);
+              !c->idt_limit && c->gdt_limit >= 0x1f && !(c->dr[7] & 0xff));
         /* a GDT from the input's own bytes, at an address derived from it */
         memset(mle, 0, sizeof(mle));
         memcpy(mle + 0x1000, data, size < 0x100 ? size : 0x100);
@@ -56,12 +57,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         {
             struct vs_entry e = { k, (uint32_t)c->rip, (uint32_t)c->gpr[R_AX],
                                   (uint32_t)c->gpr[R_BX], (uint32_t)c->gpr[R_CX],
-                                  { 0x00cf9b000000ffffull, 0x00cf93000000ffffull },
+                                  (uint32_t)c->gpr[R_DX], { 0x00cf9b000000ffffull, 0x00cf93000000ffffull },
                                   c->gdt_base, c->gdt_limit };
 
             t = s;
             if (cpustate_verify_entry(&s, &t, &e, err, sizeof(err)) == 0) {
-                check(c->rip == e.eip && !c->gpr[R_DX] && !c->gpr[R_SP] && c->cr0 == 0x11 &&
+                check(c->rip == e.eip && c->gpr[R_DX] == e.edx && !c->gpr[R_SP] && c->cr0 == 0x11 &&
                       !c->cr3 && !c->cr4 && !c->efer && c->seg[SEG_CS].sel == 0x10 &&
                       c->seg[SEG_CS].flags == 0x00cf9b00 && c->seg[SEG_SS].limit == 0xffffffffu);
                 e.eip ^= 1;

@@ -171,6 +171,62 @@ wake32:
     hlt
     jmp 2b
 
+    /*
+     * vsap's request from CPU 1: real mode from the SIPI (CS = the page testk copied this
+     * to), the request line right after ap_request16_end (testk writes it there); the answer
+     * goes to COM1 after "TESTK: ap vsenter: ", then ACPI S5 through PM1a_CNT (SeaBIOS puts
+     * PMBASE at 0x600 on q35 and pc).
+     */
+    .globl ap_request16, ap_request16_end
+    .code16
+ap_request16:
+    cli
+    cld
+    mov %cs, %ax
+    mov %ax, %ds
+    mov $(ap_request16_end - ap_request16), %si
+1:  lodsb                               /* the request, to its '\n' */
+    mov $VSENTER_UART_PORT, %bx
+    call ap_putc
+    cmp $'\n', %al
+    jne 1b
+    mov $(ap_prefix - ap_request16), %si
+2:  lodsb
+    test %al, %al
+    jz 3f
+    mov $0x3f8, %bx
+    call ap_putc
+    jmp 2b
+3:  mov $(VSENTER_UART_PORT + 5), %dx   /* the answer, to COM1 */
+    inb %dx, %al
+    test $1, %al
+    jz 3b
+    mov $VSENTER_UART_PORT, %dx
+    inb %dx, %al
+    mov $0x3f8, %bx
+    call ap_putc
+    cmp $'\n', %al
+    jne 3b
+    mov $0x604, %dx
+    mov $0x2000, %ax                    /* SLP_TYP 0 (S5), SLP_EN */
+    outw %ax, %dx
+4:  hlt
+    jmp 4b
+ap_putc:                                /* %al to the UART at %bx */
+    mov %ax, %cx
+    lea 5(%bx), %dx
+5:  inb %dx, %al
+    test $0x20, %al
+    jz 5b
+    mov %bx, %dx
+    mov %cx, %ax
+    outb %al, %dx
+    ret
+ap_prefix:
+    .asciz "TESTK: ap vsenter: "
+ap_request16_end:
+    .code32
+
     /* triple fault: an empty IDT, then an exception */
     .globl triple_fault
 triple_fault:

@@ -3,7 +3,7 @@
  * testk: a tiny multiboot kernel for testing vtboot-qemu without vtboot. It prints what the
  * boot loader gave it (command line, module strings and sizes) on COM1, then does what its
  * command line says:
- *   action=poweroff|reset|triple|panic|hang|vsenter|vsgarbage|vstwice|vsbig
+ *   action=poweroff|reset|triple|panic|hang|vsenter|vsgarbage|vstwice|vsbig|vsarm|vsap
  *   pcr          read PCR 17/18 (SHA-256 and SHA-1 banks) through the TIS before the action
  *   nv           read NV index 0x01200001 (tboot's policy) through the TIS: its public area
  *                (attributes, size) and its bytes in hex
@@ -12,6 +12,13 @@
  * vsgarbage: first sends bad requests and prints each answer, then does what vsenter does.
  * vstwice:   two launches of the same range (PCR 17 must be as after one).
  * vsbig:     one launch of VSENTER_MLE_MAX bytes at 16 MiB (RAM there is whatever it is).
+ * Every vs* action first quiesces the platform's event sources as vtboot's pre-launch code
+ * does (quiesce(): LAPIC LVTs and timer, I/O APIC entries, PCI bus mastering/MSI/MSI-X, DR7).
+ * vsarm:     then arms the one source arm=NAME names (lint1-nmi, timer-smi, ioapic-nmi,
+ *            pci-bme, pci-msi, pci-msix, dr7; lint0-extint, error-fixed and ioapic-lowest are
+ *            allowed ones) and does what vsenter does.
+ * vsap:      the request comes from CPU 1 (--smp 2) in real mode while CPU 0 halts; CPU 1
+ *            prints the answer and powers off.
  * Without a UART at 0x2f8 (--no-drtm) the vs* actions print "no VSENTER UART".
  * flood:     writes newlines and junk lines to the VSENTER UART and lines to COM1 for ever,
  *            never reading an answer (the launcher must stay in charge: --timeout, signals).
@@ -485,7 +492,7 @@ static void print_nv(void)
 static void s3_sleep(void) __attribute__((noreturn));
 static void poweroff(void) __attribute__((noreturn));
 
-/* ---- VSENTER (protocol 2: include/abi/vsenter.h) ---- */
+/* ---- VSENTER (protocol 3: include/abi/vsenter.h) ---- */
 #define COM2 VSENTER_UART_PORT
 #define RAM_MB_DEFAULT 512u
 
@@ -590,7 +597,7 @@ static void lidt(uint32_t base, uint16_t limit)
 /* The request line, in three pieces (the host must assemble lines) */
 static void vs_send_request(uint32_t base, uint32_t hdr)
 {
-    char req[80] = "VSENTER 2 mle_base=0x________ mle_hdr=0x________\n";
+    char req[80] = "VSENTER 3 mle_base=0x________ mle_hdr=0x________\n";
 
     hex8(req + 21, base);
     hex8(req + 40, hdr);
@@ -673,12 +680,12 @@ static void vs_garbage(void)
 {
     static const char *bad[] = {
         "hello\n",
-        "VSENTER 1 mle_base=0x00100000 mle_size=0x00001000\n",
-        "VSENTER 2 mle_base=0x00100000 mle_size=0x00001000\n",
-        "VSENTER 2 mle_base=0x00100000 mle_hdr=0x1000 extra\n",
-        "VSENTER 2 mle_base=0x001000000 mle_hdr=0x00100000\n",
-        "VSENTER 2 mle_base=0x00100000 mle_hdr=0xffffffe0\n",
-        "VSENTER 2 mle_base=0x00100000 mle_hdr=0x1ffffff0\n",
+        "VSENTER 2 mle_base=0x00100000 mle_hdr=0x00100000\n",    /* protocol 2's line */
+        "VSENTER 3 mle_base=0x00100000 mle_size=0x00001000\n",
+        "VSENTER 3 mle_base=0x00100000 mle_hdr=0x1000 extra\n",
+        "VSENTER 3 mle_base=0x001000000 mle_hdr=0x00100000\n",
+        "VSENTER 3 mle_base=0x00100000 mle_hdr=0xffffffe0\n",
+        "VSENTER 3 mle_base=0x00100000 mle_hdr=0x1ffffff0\n",
     };
     char reply[256];
 
@@ -875,6 +882,154 @@ static void vs_smp(void)
     delay(1000);
     print("TESTK: ap in wait-for-SIPI\n");
     launch_init_retries = 5;
+}
+
+/*
+ * ---- the platform's event sources (vsenter.h 1a) ----
+ * Before any request testk quiesces as vtboot's pre-launch code does: its local APIC's LVTs
+ * masked and the timer stopped (the APs' were reset by their INIT), every I/O APIC entry
+ * masked, bus mastering, MSI and MSI-X off on every PCI function, DR7 clear. vsarm then arms
+ * one source again (arm=...) and asks: the host must refuse, naming it.
+ */
+#define LAPIC_LVT_TIMER 0x320u
+#define LAPIC_LVT_LINT0 0x350u
+#define LAPIC_LVT_LINT1 0x360u
+#define LAPIC_LVT_ERROR 0x370u
+#define LAPIC_TIMER_ICR 0x380u
+#define LVT_MASKED 0x10000u
+#define IOAPIC 0xfec00000u
+#define IOAPIC_PINS 24u
+#define PCI_COMMAND_MASTER 0x4u
+
+static void ioapic_write(uint32_t reg, uint32_t v)
+{
+    mw32(IOAPIC, reg);
+    mw32(IOAPIC + 0x10, v);
+}
+
+/* the dword at reg of the first capability with this id, or 0 */
+static uint32_t pci_find_cap(uint32_t bus, uint32_t dev, uint32_t fn, uint32_t id)
+{
+    uint32_t ptr;
+
+    if (!(pci_read(bus, dev, fn, 0x04) & (1u << 20)))
+        return 0;
+    ptr = pci_read(bus, dev, fn, 0x34) & 0xfc;
+    for (int i = 0; i < 48 && ptr; i++) {
+        uint32_t v = pci_read(bus, dev, fn, ptr);
+
+        if ((v & 0xff) == id)
+            return ptr;
+        ptr = (v >> 8) & 0xfc;
+    }
+    return 0;
+}
+
+/* bus mastering, MSI and MSI-X off on one function (status bits are write-1-to-clear: 0s) */
+static void pci_quiesce_fn(uint32_t bus, uint32_t dev, uint32_t fn)
+{
+    uint32_t msi = pci_find_cap(bus, dev, fn, 0x05), msix = pci_find_cap(bus, dev, fn, 0x11);
+
+    pci_write(bus, dev, fn, 0x04, pci_read(bus, dev, fn, 0x04) & 0xffffu & ~PCI_COMMAND_MASTER);
+    if (msi)
+        pci_write(bus, dev, fn, msi, pci_read(bus, dev, fn, msi) & ~(1u << 16));
+    if (msix)
+        pci_write(bus, dev, fn, msix, pci_read(bus, dev, fn, msix) & ~(1u << 31));
+}
+
+static void quiesce(void)
+{
+    static const uint32_t lvts[] = { 0x320, 0x330, 0x340, 0x350, 0x360, 0x370 };
+
+    for (unsigned i = 0; i < sizeof(lvts) / sizeof(lvts[0]); i++)
+        mw32(LAPIC + lvts[i], mr32(LAPIC + lvts[i]) | LVT_MASKED);
+    mw32(LAPIC + LAPIC_TIMER_ICR, 0);
+    for (uint32_t pin = 0; pin < IOAPIC_PINS; pin++)
+        ioapic_write(0x10 + 2 * pin, LVT_MASKED);
+    /* every bus number: testk needs no bridge walk (QEMU answers absent ones with ~0) */
+    for (uint32_t bus = 0; bus < 256; bus++)
+        for (uint32_t dev = 0; dev < 32; dev++)
+            for (uint32_t fn = 0; fn < 8; fn++) {
+                uint32_t hdr;
+
+                if ((pci_read(bus, dev, fn, 0) & 0xffff) == 0xffff) {
+                    if (fn == 0)
+                        break;
+                    continue;
+                }
+                pci_quiesce_fn(bus, dev, fn);
+                hdr = pci_read(bus, dev, fn, 0x0c);
+                if (fn == 0 && !(hdr & (1u << 23)))
+                    break;
+            }
+    __asm__ volatile("mov %0, %%dr7" :: "r"(0x400u));
+}
+
+/* the first function on bus 0 with capability id (testk's machines have no bridges) */
+static int pci_first_with_cap(uint32_t id, uint32_t *dev, uint32_t *fn, uint32_t *cap)
+{
+    for (*dev = 0; *dev < 32; (*dev)++)
+        for (*fn = 0; *fn < 8; (*fn)++)
+            if ((pci_read(0, *dev, *fn, 0) & 0xffff) != 0xffff &&
+                (*cap = pci_find_cap(0, *dev, *fn, id)))
+                return 1;
+    return 0;
+}
+
+/* what arm= names, armed again after quiesce(); printed as "TESTK: armed <what>" */
+static void arm(const char *what)
+{
+    uint32_t dev, fn, cap;
+
+    if (!strcmp(what, "lint1-nmi")) {
+        mw32(LAPIC + LAPIC_LVT_LINT1, 0x400);           /* NMI, not masked */
+    } else if (!strcmp(what, "lint0-extint")) {
+        mw32(LAPIC + LAPIC_LVT_LINT0, 0x700);           /* allowed: the 8259's path */
+    } else if (!strcmp(what, "timer-smi")) {
+        mw32(LAPIC + LAPIC_LVT_TIMER, 0x200);           /* SMI, not masked, count 0 */
+    } else if (!strcmp(what, "error-fixed")) {
+        mw32(LAPIC + LAPIC_LVT_ERROR, 0x0fe);           /* allowed: Fixed vector 0xfe */
+    } else if (!strcmp(what, "ioapic-nmi")) {
+        ioapic_write(0x10 + 2 * 2, 0x400);              /* pin 2: NMI, not masked */
+    } else if (!strcmp(what, "ioapic-lowest")) {
+        ioapic_write(0x10 + 2 * 9, 0x1ec);              /* allowed: pin 9 lowest-priority */
+    } else if (!strcmp(what, "pci-bme")) {
+        pci_write(0, 0x1f, 2, 0x04, (pci_read(0, 0x1f, 2, 0x04) & 0xffff) | PCI_COMMAND_MASTER);
+    } else if (!strcmp(what, "pci-msi") && pci_first_with_cap(0x05, &dev, &fn, &cap)) {
+        pci_write(0, dev, fn, cap, pci_read(0, dev, fn, cap) | 1u << 16);
+    } else if (!strcmp(what, "pci-msix") && pci_first_with_cap(0x11, &dev, &fn, &cap)) {
+        pci_write(0, dev, fn, cap, pci_read(0, dev, fn, cap) | 1u << 31);
+    } else if (!strcmp(what, "dr7")) {
+        __asm__ volatile("mov %0, %%dr0\n\tmov %1, %%dr7"
+                         :: "r"((uint32_t)post_launch), "r"(0x401u));   /* L0: execute */
+    } else {
+        print("TESTK: nothing armed: '%s'\n", what);
+        return;
+    }
+    print("TESTK: armed %s\n", what);
+}
+
+/* The request from CPU 1 (ap_request16 in entry.S, real mode) while CPU 0 halts with
+ * interrupts off: CPU 1 prints the answer on COM1 and powers the machine off. */
+extern const uint8_t ap_request16[], ap_request16_end[];
+
+static void vs_from_ap(void)
+{
+    uint32_t n = (uint32_t)(ap_request16_end - ap_request16);
+    char *line = (char *)(AP_CODE + n);
+
+    memcpy((void *)AP_CODE, ap_request16, n);
+    memcpy(line, "VSENTER 3 mle_base=0x________ mle_hdr=0x________\n", 50);
+    hex8(line + 21, (uint32_t)__mle_start);
+    hex8(line + 40, (uint32_t)&testk_mle_hdr);
+    print("TESTK: request from CPU 1\n");
+    ipi(0x000c4500);                    /* INIT */
+    delay(1000);
+    ipi(0x000c4600 | AP_CODE >> 12);    /* SIPI */
+    delay(200);
+    ipi(0x000c4600 | AP_CODE >> 12);
+    for (;;)
+        __asm__ volatile("cli; hlt");
 }
 
 /* 16 MiB at 16 MiB: a header, a GDT and a jump to post_launch at its start, zeros after */
@@ -1076,6 +1231,7 @@ static void s3_start(const char *cmdline, uint32_t magic, uint32_t info)
     pm_base_pci(1);
     if (has_word(cmdline, "vsenter") && uart_present(COM2)) {
         after_launch = AFTER_S3;
+        quiesce();
         vs_launch();                    /* returns only if refused */
     }
     s3_sleep();
@@ -1210,6 +1366,15 @@ void kmain(uint32_t magic, uint32_t info)
             print("TESTK: no VSENTER UART\n");
             poweroff();
         }
+        quiesce();
+        if (IS("vsarm")) {
+            char what[32] = "";
+
+            get_arg(cmdline, "arm", what, sizeof(what));
+            arm(what);
+        }
+        if (IS("vsap"))
+            vs_from_ap();
         if (IS("vsgarbage"))
             vs_garbage();
         if (IS("vsbadhdr"))

@@ -78,6 +78,13 @@ static void test_parse_samples(void)
     CHECK(parse_file("testk-smp-ap-wfs.txt", &S, err, sizeof(err)) == 0 && S.n == 2 &&
           S.cpu[1].rip == 0xfff0 && S.cpu[1].hlt == 1 && S.cpu[1].cr0 == 0x60000010,
           "testk smp: %s", err);
+    /* the debug registers, in both layouts: testk's DR0 = post_launch, DR7 = L0 */
+    CHECK(parse_file("testk-dr7-armed.txt", &S, err, sizeof(err)) == 0 && S.n == 1 &&
+          S.cpu[0].dr[0] == 0x100057 && S.cpu[0].dr[1] == 0 && S.cpu[0].dr[3] == 0 &&
+          S.cpu[0].dr[6] == 0xffff0ff0 && S.cpu[0].dr[7] == 0x401, "testk dr7: %s", err);
+    CHECK(parse_file("linux-idle-cpu1-parked.txt", &S, err, sizeof(err)) == 0 &&
+          S.cpu[0].lma && S.cpu[0].dr[6] == 0xffff0ff0 && S.cpu[0].dr[7] == 0x400 &&
+          S.cpu[1].dr[7] == 0x400, "linux dr: %s", err);
 }
 
 /*
@@ -176,6 +183,12 @@ static void test_malformed(void)
     mutate("testk-request.txt", "GDT=     00102630", "GDT=     0000000000102630", 0, "IDT");
     mutate("testk-request.txt", "CR4=00000000", "CR4=00000000 CR8=0", 0, "CR line");
     mutate("testk-request.txt", "EFER=0000000000000000", "EFER=00000000", 0, "EFER");
+    mutate("testk-request.txt", "DR7=0000000000000400", "DR7=00000400", 0, "DR lines");
+    mutate("testk-request.txt", "DR7=0000000000000400", "DR7=0000000000000400 DR8=0", 0,
+           "DR lines");
+    mutate("testk-request.txt", "DR2=0000000000000000 ", "", 0, "DR lines");
+    mutate("testk-request.txt", "DR3=0000000000000000 ", "DR3=0000000000000000", 1, NULL);
+    mutate("testk-request.txt", "DR1=0000000000000000", "DR1=000000000000000g", 0, "DR lines");
     mutate("testk-request.txt", "DR6=", "DR7=", 0, "DR lines");
     mutate("testk-request.txt", "FCW=037f", "garbage after EFER is skipped", 1, NULL);
     /* a line in the middle */
@@ -224,7 +237,15 @@ static void test_launch_cpu(void)
     expect_launch(&S, -1, "every CPU is halted: none is launching", "all halted");
     S.cpu[1].hlt = 0;                   /* SeaBIOS's AP as the requester: IDT limit 0, but its GDT */
     S.cpu[1].gdt_limit = 0x37;
-    expect_launch(&S, 1, NULL, "cpu 1 requests");
+    expect_launch(&S, -1, "CPU 1: the launching CPU is not the BSP (CPU 0)", "cpu 1 requests");
+    /* testk's vsap: CPU 1 asks from real mode while CPU 0 halts */
+    parse_file("testk-ap-requests.txt", &S, err, sizeof(err));
+    expect_launch(&S, -1, "CPU 1: the launching CPU is not the BSP (CPU 0)", "vsap");
+    /* testk's vsarm arm=dr7: L0 on post_launch */
+    parse_file("testk-dr7-armed.txt", &S, err, sizeof(err));
+    expect_launch(&S, -1, "CPU 0: DR7 0x00000401: breakpoints armed", "dr7 armed");
+    parse_file("testk-p3-request.txt", &S, err, sizeof(err));
+    expect_launch(&S, 0, NULL, "protocol 3 request");
     parse_file("reset-S.txt", &S, err, sizeof(err));
     expect_launch(&S, -1, "CPU 0 is not in protected mode", "real mode");
     parse_file("linux-idle-cpu1-parked.txt", &S, err, sizeof(err));
@@ -280,6 +301,22 @@ static void test_launch_cpu(void)
     FROM_GOOD();
     c->hlt = 1;
     expect_launch(&S, -1, "every CPU is halted: none is launching", "halted requester");
+    /* DR7: each of L0, G0 ... L3, G3 arms a breakpoint; nothing above bit 7 does */
+    for (int bit = 0; bit < 8; bit++) {
+        char want[64];
+
+        FROM_GOOD();
+        c->dr[7] = 0x400 | 1u << bit;
+        snprintf(want, sizeof(want), "CPU 0: DR7 0x%08x: breakpoints armed", 0x400 | 1u << bit);
+        expect_launch(&S, -1, want, "DR7 enable bit");
+    }
+    FROM_GOOD();
+    c->dr[7] = 0xffffffff00000000ull | 0xffff2700;  /* conditions, lengths, GE/LE, GD */
+    expect_launch(&S, 0, NULL, "DR7 without an enable bit");
+    FROM_GOOD();
+    c->dr[0] = c->rip;                  /* an address alone arms nothing */
+    c->dr[6] = 0xffff4ff1;
+    expect_launch(&S, 0, NULL, "DR0, DR6");
     /* the other CPUs: halted and IF = 0 */
     parse_file("testk-smp-ap-wfs.txt", &T, err, sizeof(err));
     FROM_GOOD();
@@ -292,7 +329,8 @@ static void test_launch_cpu(void)
     FROM_GOOD();
     S.cpu[0].hlt = 1;
     S.cpu[1].hlt = 0;
-    expect_launch(&S, -1, "CPU 1 is not in protected mode", "the AP requests from real mode");
+    expect_launch(&S, -1, "CPU 1: the launching CPU is not the BSP (CPU 0)",
+                  "the AP requests from real mode");
     FROM_GOOD();
     S.cpu[1].cr0 |= CR0_PG;             /* a halted CPU's mode does not matter */
     S.cpu[1].cpl = 3;
@@ -431,6 +469,19 @@ static void test_verify(void)
     };
     struct cpu_state *c;
 
+    /* protocol 3's entry on one CPU: EDX = 1 */
+    CHECK(parse_file("testk-p3-request.txt", &B, err, sizeof(err)) == 0, "p3 before: %s", err);
+    CHECK(parse_file("testk-p3-entry.txt", &T, err, sizeof(err)) == 0, "p3 after: %s", err);
+    e.ecx = 0x00106170;
+    e.edx = 1;
+    e.gdt_base = 0x00103180;
+    expect_verify(&B, &T, &e, NULL, "testk's protocol 3 entry");
+    e.edx = 2;
+    expect_verify(&B, &T, &e, "EDX 00000001, expected 00000002 (the number of CPUs)", "edx 2");
+    /* the rules on an entry captured under protocol 2, which left EDX 0 */
+    e.ecx = 0x00105450;
+    e.edx = 0;
+    e.gdt_base = 0x00102630;
     CHECK(parse_file("testk-request.txt", &B, err, sizeof(err)) == 0, "before: %s", err);
     CHECK(parse_file("testk-entry.txt", &T, err, sizeof(err)) == 0, "after: %s", err);
     /* as QEMU showed it: EFL=00000446, stale ZF/PF/DF over the 0x2 the gdbstub wrote */
@@ -454,7 +505,7 @@ static void test_verify(void)
                   "544e5356/00100000/00105450", "ecx");
     FROM_GOOD();
     c->gpr[R_DX] = 1;
-    expect_verify(&B, &S, &e, "EDX 00000001, expected 0", "edx");
+    expect_verify(&B, &S, &e, "EDX 00000001, expected 00000000 (the number of CPUs)", "edx");
     FROM_GOOD();
     c->gpr[R_SP] = 0x109d10;
     expect_verify(&B, &S, &e, "ESP 00109d10, expected 0", "esp");

@@ -43,25 +43,25 @@ char *unit_data(const char *name)
 static void test_vs_parse(void)
 {
     static const struct { const char *line; int ok; const char *err; uint32_t base, hdr; } t[] = {
-        { "VSENTER 2 mle_base=0x00100000 mle_hdr=0x00105450", 1, NULL, 0x100000, 0x105450 },
-        { "VSENTER 2 mle_base=0x1 mle_hdr=0x1", 1, NULL, 1, 1 },
-        { "VSENTER 02 mle_base=0x00100000 mle_hdr=0x00100040", 1, NULL, 0x100000, 0x100040 },
-        { "VSENTER 2 mle_base=0xFFFFFFFF mle_hdr=0x0000ABCD", 1, NULL, 0xffffffff, 0xabcd },
+        { "VSENTER 3 mle_base=0x00100000 mle_hdr=0x00105450", 1, NULL, 0x100000, 0x105450 },
+        { "VSENTER 3 mle_base=0x1 mle_hdr=0x1", 1, NULL, 1, 1 },
+        { "VSENTER 03 mle_base=0x00100000 mle_hdr=0x00100040", 1, NULL, 0x100000, 0x100040 },
+        { "VSENTER 3 mle_base=0xFFFFFFFF mle_hdr=0x0000ABCD", 1, NULL, 0xffffffff, 0xabcd },
         /* the header's 0x34 bytes must be in RAM (0x20000000 here) and below 4 GiB */
-        { "VSENTER 2 mle_base=0x0 mle_hdr=0x1fffffcc", 1, NULL, 0, 0x1fffffcc },
-        { "VSENTER 2 mle_base=0x0 mle_hdr=0x1fffffcd", 0, "MLE header not in guest RAM", 0, 0 },
-        { "VSENTER 2 mle_base=0x0 mle_hdr=0xffffffcc", 0, "MLE header not in guest RAM", 0, 0 },
-        { "VSENTER 2 mle_base=0x0 mle_hdr=0xffffffcd", 0, "MLE header crosses 4 GiB", 0, 0 },
+        { "VSENTER 3 mle_base=0x0 mle_hdr=0x1fffffcc", 1, NULL, 0, 0x1fffffcc },
+        { "VSENTER 3 mle_base=0x0 mle_hdr=0x1fffffcd", 0, "MLE header not in guest RAM", 0, 0 },
+        { "VSENTER 3 mle_base=0x0 mle_hdr=0xffffffcc", 0, "MLE header not in guest RAM", 0, 0 },
+        { "VSENTER 3 mle_base=0x0 mle_hdr=0xffffffcd", 0, "MLE header crosses 4 GiB", 0, 0 },
         { "VSENTER 1 mle_base=0x00100000 mle_size=0x00003788", 0, "unsupported protocol 1", 0, 0 },
-        { "VSENTER 3 mle_base=0x00100000 mle_hdr=0x1", 0, "unsupported protocol 3", 0, 0 },
-        { "VSENTER 2 mle_base=0x00100000 mle_size=0x1", 0, "malformed request", 0, 0 },
-        { "VSENTER 2 mle_base=0x00100000 mle_hdr=0x1 ", 0, "malformed request", 0, 0 },
-        { "VSENTER 2 mle_base=0x001000000 mle_hdr=0x1", 0, "malformed request", 0, 0 },
-        { "VSENTER 2 mle_base=00100000 mle_hdr=0x1", 0, "malformed request", 0, 0 },
-        { "VSENTER 2 mle_base=0x mle_hdr=0x1", 0, "malformed request", 0, 0 },
-        { "VSENTER 2  mle_base=0x1 mle_hdr=0x1", 0, "malformed request", 0, 0 },
-        { "VSENTER 2 mle_hdr=0x1 mle_base=0x1", 0, "malformed request", 0, 0 },
-        { "VSENTER 2 mle_base=0x1 mle_hdr=0xg", 0, "malformed request", 0, 0 },
+        { "VSENTER 2 mle_base=0x00100000 mle_hdr=0x1", 0, "unsupported protocol 2", 0, 0 },
+        { "VSENTER 3 mle_base=0x00100000 mle_size=0x1", 0, "malformed request", 0, 0 },
+        { "VSENTER 3 mle_base=0x00100000 mle_hdr=0x1 ", 0, "malformed request", 0, 0 },
+        { "VSENTER 3 mle_base=0x001000000 mle_hdr=0x1", 0, "malformed request", 0, 0 },
+        { "VSENTER 3 mle_base=00100000 mle_hdr=0x1", 0, "malformed request", 0, 0 },
+        { "VSENTER 3 mle_base=0x mle_hdr=0x1", 0, "malformed request", 0, 0 },
+        { "VSENTER 3  mle_base=0x1 mle_hdr=0x1", 0, "malformed request", 0, 0 },
+        { "VSENTER 3 mle_hdr=0x1 mle_base=0x1", 0, "malformed request", 0, 0 },
+        { "VSENTER 3 mle_base=0x1 mle_hdr=0xg", 0, "malformed request", 0, 0 },
         { "VSENTER", 0, "not a VSENTER request", 0, 0 },
         { "VSENTER ", 0, "malformed request", 0, 0 },
         { "VSENTER x", 0, "malformed request", 0, 0 },
@@ -83,7 +83,7 @@ static void test_vs_parse(void)
     /* random lines built from protocol pieces: an accepted one always has its header in RAM */
     {
         static const char *const piece[] = {
-            "VSENTER ", "1", "2", " ", "mle_base=", "mle_hdr=", "0x", "ffffffff", "00100000",
+            "VSENTER ", "1", "3", " ", "mle_base=", "mle_hdr=", "0x", "ffffffff", "00100000",
             "0", "1fffffff", "01000000", "x", "\r", "", "1fffffcc",
         };
         bool ok = true;
@@ -117,7 +117,7 @@ static void test_vs_parse(void)
             struct vs_request rq;
             bool want = (uint64_t)hdr + 0x34 <= 0x20000000;
 
-            snprintf(line, sizeof(line), "VSENTER 2 mle_base=0x%x mle_hdr=0x%08x", base, hdr);
+            snprintf(line, sizeof(line), "VSENTER 3 mle_base=0x%x mle_hdr=0x%08x", base, hdr);
             if (vs_parse(line, 0x20000000, &rq, err, sizeof(err)) == 0) {
                 ok = ok && want && rq.mle_base == base && rq.mle_hdr == hdr;
                 accepted++;
