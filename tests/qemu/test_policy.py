@@ -169,3 +169,37 @@ def test_corrupt_nonfatal_policy_halts_too(tmp_path):
     assert run.has_vtboot_line(r"^ERROR: HALT: launch policy unusable$")
     assert run.has_vtboot_line(r"^capped PCRs 17-19 \(halt\)$")
     assert not run.linux_ran()
+
+
+# ---- the index belongs to the host (issue 19, item 5) ------------------------------------------
+
+# vtboot-policy-attack's commands and the TPM's answers: TPM_RC_BAD_AUTH (0x0a2) for session 1
+# where the owner's or the platform's authorization is wrong (hierarchies are exempt from
+# dictionary-attack protection), TPM_RC_AUTH_UNAVAILABLE (0x12f) where the index allows no
+# write with its own authorization, TPM_RC_AUTH_FAIL (0x08e) for session 1 for the lockout's
+# (counted: the lockout authorization is then blocked for a while)
+REFUSED = ["nv-write-owner rc=0x9a2", "nv-write-index rc=0x12f", "nv-undefine-owner rc=0x9a2",
+           "changeauth-owner rc=0x9a2", "clear-lockout rc=0x98e", "clear-platform rc=0x9a2"]
+
+
+def test_guest_cannot_rewrite_or_delete_the_policy(tmp_path):
+    """Root in the guest tries, with the empty passwords, to rewrite the host's halt policy as
+    nonfatal (with the owner's authorization and with the index's own), to delete it, to take
+    the owner's authorization and to TPM2_Clear the TPM: the TPM refuses each. The next boot on
+    the same TPM state runs under the host's policy (PCR 18 as predicted for it)."""
+    _, i = kernel_and_initrd()
+    strings = vtb.module_strings()
+    pol = make_policy(tmp_path, "host.pol", "halt", [(0, "none", "any", "", ""),
+                                                     (1, 17, "image", strings[1], i)])
+    state = str(tmp_path / "tpm")
+    attack = ("--cmdline", "console=ttyS0 panic=-1 vtboot.guest=policy-attack")
+    run = boot("--tpm-state", state, "--policy", pol, *attack)
+    assert run.rc == vtb.POWERED_OFF, run.stderr
+    assert run.values("policy-attack") == ["policy-type=2", *REFUSED, "policy-type=2"]
+    assert run.guest["action-policy-attack-rc"] == "0"
+
+    after = boot("--tpm-state", state)
+    assert after.rc == vtb.POWERED_OFF, after.stderr
+    assert after.has_vtboot_line(r"^policy: 60 bytes from NV index 0x01200001: type halt, hash "
+                                 r"sha256, control 0x1, 2 entries$")
+    assert vtb.guest_pcrs(after) == expected_pcrs(pol)
