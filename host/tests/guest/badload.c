@@ -23,7 +23,10 @@
  * before badload enters vtboot, and badload plays the attacker who controls the unmeasured
  * pre-launch code: it patches vtboot's prelaunch_quiesce (found in the built-in ELF's symbol
  * table) to return at once ("xor %eax,%eax; ret"), unless quiesce=keep. The patch is in the
- * measured image: the tests predict PCR 17 for the patched image.
+ * measured image: the tests predict PCR 17 for the patched image. With the quiesce patched
+ * out, badload first quiesces what the firmware left armed (baseline_quiesce), so that the
+ * armed source is the only one; quiesce=baseline does that without patching anything (for a
+ * vtboot without prelaunch_quiesce).
  *   arm=none     nothing armed (the control)
  *   arm=nmi      IVT[2] -> badload's real-mode code; the PIT (IRQ0) through I/O APIC pin 2
  *                in NMI mode to APIC 1 (needs --smp 2 or more)
@@ -745,6 +748,22 @@ static void arm_lapic(void)
     put_str("BADLOAD: armed lapic: APIC 1's LINT0, LINT1 and timer in NMI mode, APIC 1 halted\n");
 }
 
+static void put_hex_digits(uint32_t v, int n)
+{
+    while (n--)
+        put_char("0123456789abcdef"[(v >> (4 * n)) & 15]);
+}
+
+/* bb:dd.f, as the launcher names a PCI function */
+static void put_bdf(uint32_t bdf)
+{
+    put_hex_digits(bdf >> 8, 2);
+    put_char(':');
+    put_hex_digits(bdf >> 3 & 31, 2);
+    put_char('.');
+    put_hex_digits(bdf & 7, 1);
+}
+
 static uint32_t pci_rd(uint32_t bdf, uint32_t reg)
 {
     outl(0xcf8, 0x80000000u | bdf << 8 | (reg & 0xfc));
@@ -757,13 +776,21 @@ static void pci_wr(uint32_t bdf, uint32_t reg, uint32_t v)
     outl(0xcfc, v);
 }
 
-static void pci_arm_msi(uint32_t bdf, uint32_t mode, const char *what)
+/* A PCI function's capability of this ID, 0 if none. */
+static uint32_t pci_cap(uint32_t bdf, uint8_t id)
 {
     if (!(pci_rd(bdf, 0x04) & (1u << 20)))
-        fail("the PCI function has no capability list");
+        return 0;
     uint32_t cap = pci_rd(bdf, 0x34) & 0xfc;
-    while (cap && (pci_rd(bdf, cap) & 0xff) != 0x05)
-        cap = (pci_rd(bdf, cap) >> 8) & 0xfc;
+    for (unsigned n = 0; cap && n < 48; n++, cap = (pci_rd(bdf, cap) >> 8) & 0xfc)
+        if ((pci_rd(bdf, cap) & 0xff) == id)
+            return cap;
+    return 0;
+}
+
+static void pci_arm_msi(uint32_t bdf, uint32_t mode, const char *what)
+{
+    uint32_t cap = pci_cap(bdf, 0x05);
     if (!cap)
         fail("the PCI function has no MSI capability");
     uint32_t ctl = pci_rd(bdf, cap) >> 16;
@@ -779,11 +806,7 @@ static void pci_arm_msi(uint32_t bdf, uint32_t mode, const char *what)
     put_str("BADLOAD: armed ");
     put_str(what);
     put_str(": PCI ");
-    put_hex(bdf >> 8);
-    put_str(":");
-    put_hex(bdf >> 3 & 31);
-    put_str(".");
-    put_hex(bdf & 7);
+    put_bdf(bdf);
     put_str(" bus mastering and MSI on, ");
     put_str(mode == 4 ? "NMI" : "INIT");
     put_str(" to APIC 0\n");
@@ -833,29 +856,81 @@ static void arm_dr7(void)
     put_str("\n");
 }
 
-/* The attacker's pre-launch code: vtboot's prelaunch_quiesce returns at once. */
-static void patch_quiesce(void)
+/*
+ * With vtboot's prelaunch_quiesce patched out, what the firmware left armed is quiesced here
+ * first (SeaBIOS: LINT1 in NMI mode on the BSP, bus mastering on the AHCI it booted from;
+ * the APs are INITed), so that each arm= is the only armed source and the host names it.
+ */
+static void baseline_quiesce(void)
 {
-    if (str_eq(quiesce, "keep")) {
-        put_str("BADLOAD: quiesce=keep: vtboot's prelaunch_quiesce runs\n");
-        return;
+    uint32_t base = (uint32_t)rdmsr(MSR_APIC_BASE) & 0xfffff000u;
+    lapic_icr(0, 0xc4500);                           /* INIT to all but self */
+    for (volatile uint32_t i = 0; i < 100000; i++)
+        ;
+    static const uint16_t lvt[] = { 0x320, 0x330, 0x340, 0x350, 0x360, 0x370 };
+    for (unsigned i = 0; i < sizeof(lvt) / sizeof(lvt[0]); i++) {
+        uint32_t v = mmio_rd(base + lvt[i]), mode = v >> 8 & 7;
+        if (!(v & 0x10000) && mode != 0 && !(lvt[i] == 0x350 && mode == 7)) {
+            mmio_wr(base + lvt[i], v | 0x10000);
+            put_str("BADLOAD: baseline: masked LAPIC 0 LVT ");
+            put_hex(lvt[i]);
+            put_str("\n");
+        }
     }
-    uint32_t q = vtboot_sym("prelaunch_quiesce");
-    if (!q)
-        fail("vtboot has no prelaunch_quiesce symbol to patch (quiesce=keep runs vtboot "
-             "as it is)");
-    static const uint8_t ret0[] = { 0x31, 0xc0, 0xc3 };   /* xor %eax,%eax; ret */
-    copy((void *)q, ret0, sizeof(ret0));
-    put_str("BADLOAD: patched prelaunch_quiesce at ");
-    put_hex(q);
-    put_str(" to return at once\n");
+    mmio_wr(IOAPIC, 0x01);
+    unsigned pins = (mmio_rd(IOAPIC + 0x10) >> 16 & 0xff) + 1;
+    for (unsigned pin = 0; pin < pins; pin++) {
+        mmio_wr(IOAPIC, 0x10 + 2 * pin);
+        uint32_t lo = mmio_rd(IOAPIC + 0x10), mode = lo >> 8 & 7;
+        if (!(lo & 0x10000) && mode > 1) {
+            mmio_wr(IOAPIC + 0x10, lo | 0x10000);
+            put_str("BADLOAD: baseline: masked I/O APIC pin ");
+            put_dec(pin);
+            put_str("\n");
+        }
+    }
+    for (uint32_t dev = 0; dev < 32; dev++)
+        for (uint32_t fn = 0; fn < 8; fn++) {
+            uint32_t bdf = dev << 3 | fn, id = pci_rd(bdf, 0);
+            if ((id & 0xffff) == 0xffff)
+                continue;
+            uint32_t cmd = pci_rd(bdf, 0x04), msi = pci_cap(bdf, 0x05), msix = pci_cap(bdf, 0x11);
+            if (cmd & 0x4) {
+                pci_wr(bdf, 0x04, cmd & 0xfffb);
+                put_str("BADLOAD: baseline: bus mastering off on PCI ");
+                put_bdf(bdf);
+                put_str("\n");
+            }
+            if (msi && (pci_rd(bdf, msi) & 0x10000))
+                pci_wr(bdf, msi, pci_rd(bdf, msi) & ~0x10000u);
+            if (msix && (pci_rd(bdf, msix) & 0x80000000u))
+                pci_wr(bdf, msix, pci_rd(bdf, msix) & ~0x80000000u);
+            if (!fn && !(pci_rd(bdf, 0x0c) & 0x800000))
+                break;                               /* not multi-function */
+        }
 }
+
+static const uint8_t ret0[] = { 0x31, 0xc0, 0xc3 };  /* xor %eax,%eax; ret */
 
 static void arm_sources(void)
 {
     if (!narms)
         return;
     find_targets();
+    uint32_t q = 0;
+    if (str_eq(quiesce, "keep")) {
+        put_str("BADLOAD: quiesce=keep: vtboot's prelaunch_quiesce runs\n");
+    } else if (str_eq(quiesce, "baseline")) {
+        /* for a vtboot that has no prelaunch_quiesce yet: as if it were patched out */
+        put_str("BADLOAD: quiesce=baseline: vtboot's prelaunch_quiesce is not patched\n");
+        baseline_quiesce();
+    } else {
+        q = vtboot_sym("prelaunch_quiesce");
+        if (!q)
+            fail("vtboot has no prelaunch_quiesce symbol to patch (quiesce=keep runs vtboot "
+                 "as it is)");
+        baseline_quiesce();
+    }
     for (unsigned i = 0; i < narms; i++) {
         const char *a = arms[i];
         if (str_eq(a, "none"))
@@ -879,7 +954,13 @@ static void arm_sources(void)
         else
             fail("unknown arm= (none, nmi, init, hpet, lapic, pcinmi, pciinit, apicbase, dr7)");
     }
-    patch_quiesce();
+    if (q) {
+        /* the attacker's pre-launch code: vtboot's prelaunch_quiesce returns at once */
+        copy((void *)q, ret0, sizeof(ret0));
+        put_str("BADLOAD: patched prelaunch_quiesce at ");
+        put_hex(q);
+        put_str(" to return at once\n");
+    }
 }
 
 void badload_main(uint32_t magic, uint32_t info)
