@@ -124,7 +124,7 @@ static void print_map(const char *title, const struct e820_map *m)
                   e820_type_name(m->e[i].type));
 }
 
-/* vtboot's region, the memory log and the low page: ranges nothing else may touch. */
+/* vtboot's region, the memory log and the low pages: ranges nothing else may touch. */
 static unsigned vtboot_ranges(struct mem_range *r)
 {
     unsigned n = 0;
@@ -133,6 +133,7 @@ static unsigned vtboot_ranges(struct mem_range *r)
     if (opts.log_memory)
         r[n++] = (struct mem_range){ TBOOT_LOG_ADDR, TBOOT_LOG_SIZE, "memory log" };
     r[n++] = (struct mem_range){ LOWMEM_BASE, LOWMEM_SIZE, "S3 wake-up page" };
+    r[n++] = (struct mem_range){ AP_START_BASE, AP_START_SIZE, "AP start page" };
     return n;
 }
 
@@ -367,7 +368,7 @@ const struct boot_info *boot_read_loader(uint32_t magic, uint32_t info)
 
 void boot_linux(uint32_t magic, uint32_t info, bool launched)
 {
-    static struct mem_range own[3];
+    static struct mem_range own[4];
     static struct launch_state launch;
 
     boot_read_loader(magic, info);

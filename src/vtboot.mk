@@ -3,7 +3,8 @@
 
 VTBOOT_PURE_SRCS := $(sort $(wildcard src/lib/*.c src/log/*.c src/boot/*.c src/mem/*.c \
                       src/linux/*.c src/tboot/*.c src/acpi/*.c src/tpm/*.c \
-                      src/crypto/*.c src/mbkernel/*.c))
+                      src/crypto/*.c src/mbkernel/*.c src/pci/*.c src/smp/*.c \
+                      src/intc/*.c))
 VTBOOT_PURE_SRCS := $(filter-out src/lib/libgcc.c,$(VTBOOT_PURE_SRCS))
 VTBOOT_HW_SRCS   := $(sort $(wildcard src/*.c src/drivers/*.c src/arch/x86/*.c src/prelaunch/*.c \
                       src/postlaunch/*.c)) src/lib/libgcc.c

@@ -3,39 +3,55 @@
 
 #include "arch/x86/io.h"
 #include "drivers/apic.h"
+#include "intc/intc.h"
 
 #define MSR_APIC_BASE 0x1bu
-#define APIC_BASE_X2APIC (1u << 10)
-#define APIC_BASE_ENABLE (1u << 11)
-#define APIC_BASE_ADDR_MASK 0xfffff000u
-#define APIC_DEFAULT_BASE 0xfee00000u
-#define MSR_X2APIC_ICR 0x830u
 #define XAPIC_ICR_LOW 0x300u
 #define XAPIC_ICR_HIGH 0x310u
+#define XAPIC_TIMER_INITIAL_COUNT 0x380u
 
 #define ICR_INIT (5u << 8)
+#define ICR_STARTUP (6u << 8)
 #define ICR_DELIVERY_PENDING (1u << 12)
 #define ICR_LEVEL_ASSERT (1u << 14)
 #define ICR_ALL_EXCLUDING_SELF (3u << 18)
 #define ICR_SPINS 1000000u
 
+/* timer, thermal, performance counter, LINT0, LINT1, error */
+static const uint16_t lvt_regs[] = { 0x320, 0x330, 0x340, 0x350, 0x360, 0x370 };
+
+static uint32_t apic_read(uint32_t reg)
+{
+    return mmio_read32(APIC_DEFAULT_BASE + reg);
+}
+
+static void apic_write(uint32_t reg, uint32_t v)
+{
+    mmio_write32(APIC_DEFAULT_BASE + reg, v);
+}
+
+void apic_take_over(void)
+{
+    wrmsr(MSR_APIC_BASE, apic_base_for_vtboot(rdmsr(MSR_APIC_BASE)));
+    for (unsigned i = 0; i < sizeof(lvt_regs) / sizeof(lvt_regs[0]); i++)
+        apic_write(lvt_regs[i], intc_entry_masked(apic_read(lvt_regs[i])));
+    apic_write(XAPIC_TIMER_INITIAL_COUNT, 0);
+}
+
+static void send_to_others(uint32_t icr)
+{
+    apic_write(XAPIC_ICR_HIGH, 0);
+    apic_write(XAPIC_ICR_LOW, ICR_ALL_EXCLUDING_SELF | icr);
+    for (uint32_t i = 0; i < ICR_SPINS && (apic_read(XAPIC_ICR_LOW) & ICR_DELIVERY_PENDING); i++)
+        cpu_relax();
+}
+
 void apic_init_others(void)
 {
-    uint64_t base = rdmsr(MSR_APIC_BASE);
-    const uint32_t icr = ICR_ALL_EXCLUDING_SELF | ICR_LEVEL_ASSERT | ICR_INIT;
+    send_to_others(ICR_LEVEL_ASSERT | ICR_INIT);
+}
 
-    if (!(base & APIC_BASE_ENABLE)) {
-        base = (base & ~(uint64_t)APIC_BASE_ADDR_MASK) | APIC_DEFAULT_BASE | APIC_BASE_ENABLE;
-        wrmsr(MSR_APIC_BASE, base);
-    }
-    if (base & APIC_BASE_X2APIC) {
-        wrmsr(MSR_X2APIC_ICR, icr);
-        return;
-    }
-    uintptr_t mmio = (uintptr_t)(base & APIC_BASE_ADDR_MASK);
-    mmio_write32(mmio + XAPIC_ICR_HIGH, 0);
-    mmio_write32(mmio + XAPIC_ICR_LOW, icr);
-    for (uint32_t i = 0; i < ICR_SPINS && (mmio_read32(mmio + XAPIC_ICR_LOW) & ICR_DELIVERY_PENDING);
-         i++)
-        cpu_relax();
+void apic_startup_others(uint32_t page)
+{
+    send_to_others(ICR_LEVEL_ASSERT | ICR_STARTUP | (page >> 12));
 }

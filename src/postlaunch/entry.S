@@ -5,7 +5,8 @@
  * segments from the GDT the requester had loaded (inside the MLE), and an empty IDT: any
  * exception or NMI before vtboot's IDT is loaded shuts the machine down. Nothing the requester
  * set is used: vtboot's own GDT and segments, .bss and stacks cleared (nothing from before
- * the launch survives there), its own stack and IDT, then C.
+ * the launch survives there), its own stack and IDT, then C. EDX (the host's CPU count) is
+ * kept for C, which trusts it only once PCR 17 confirms the launch.
  */
 #include "arch/x86/entry.h"
 #include "arch/x86/segments.h"
@@ -16,9 +17,11 @@
 mle_entry:
     cli
     cld
+    movl %edx, %esi                 /* FLAT_SETUP keeps ESI; .bss is cleared in it */
     lgdt gdt_descriptor
     ljmp $SEL_CODE32, $1f
 1:  FLAT_SETUP
+    movl %esi, mle_entry_cpus
     call postlaunch_main            /* does not return */
 2:  cli
     hlt

@@ -3,14 +3,14 @@
  * vtboot after the launch (tboot's post_launch): the MLE, entered only by the host's virtual
  * SENTER at its entry point (postlaunch/entry.S), measured in PCR 17. It runs with the options
  * of its own measured command line, confirms the launch in PCR 17 before anything else (every
- * halt from then on caps PCRs 17-19), puts the other CPUs in wait-for-SIPI, then checks what
- * the pre-launch code left and boots or resumes, re-validating every input it uses.
+ * halt from then on caps PCRs 17-19), takes the platform over (postlaunch/takeover.h: the
+ * other CPUs parked in its own code), then checks what the pre-launch code left and boots or
+ * resumes, re-validating every input it uses.
  */
 #include <stdint.h>
 
 #include "abi/tboot_log.h"
 #include "boot/handoff.h"
-#include "drivers/apic.h"
 #include "drivers/timer.h"
 #include "launch.h"
 #include "layout.h"
@@ -20,9 +20,13 @@
 #include "log/printk.h"
 #include "main.h"
 #include "platform.h"
+#include "postlaunch/takeover.h"
 #include "s3.h"
 
 void postlaunch_main(void) __attribute__((noreturn));
+
+/* EDX at the entry (postlaunch/entry.S): the host's CPU count, trusted once PCR 17 is. */
+uint32_t mle_entry_cpus;
 
 static uint8_t memlog_staging[TBOOT_LOG_SIZE] __attribute__((aligned(16)));
 
@@ -58,7 +62,8 @@ void postlaunch_main(void)
     timer_log_entry("MLE");
     boot_simd_log();
     launch_confirm(boot_options());
-    apic_init_others();
+    mle_take_over_platform();
+    mle_park_other_cpus(mle_entry_cpus);
 
     if (handoff_check(&handoff, err, sizeof(err))) {
         pr_err("%s\n", err);

@@ -4,7 +4,8 @@
  * waking vector. Nothing here is measured and nothing here is trusted later: it finds its
  * command line and logging options, refuses modules that cannot be used (the MLE checks them
  * again), writes the command line into the MLE (so that the launch measures it), leaves the
- * MLE a hand-over, stops the other CPUs and asks the host for the launch. A launch never
+ * MLE a hand-over, quiesces the platform (prelaunch/quiesce.h) and asks the host for the
+ * launch. A launch never
  * comes back here. Without one, the policy decides whether Linux starts unmeasured, through
  * the same boot flow the MLE runs.
  */
@@ -12,7 +13,6 @@
 
 #include "abi/tboot_log.h"
 #include "boot/handoff.h"
-#include "drivers/apic.h"
 #include "drivers/timer.h"
 #include "drivers/vsenter.h"
 #include "launch.h"
@@ -23,14 +23,13 @@
 #include "log/printk.h"
 #include "main.h"
 #include "platform.h"
+#include "prelaunch/quiesce.h"
 #include "s3.h"
 #include "tboot/s3state.h"
 
 void prelaunch_boot(uint32_t magic, uint32_t info) __attribute__((noreturn));
 void prelaunch_resume(void) __attribute__((noreturn));
 
-/* How long an INIT takes to reach every other CPU before the host looks at them. */
-#define INIT_SETTLE_US 10000u
 /* Requests before giving up: an AP the firmware started just before (SeaBIOS starts them on
  * every S3 resume) may still take a SIPI it had pending after the first INIT. */
 #define REQUEST_TRIES 3u
@@ -46,11 +45,7 @@ static void request_launch(const struct vtboot_options *opts)
 
     timer_init();
     for (unsigned try = 1; try <= REQUEST_TRIES; try++) {
-        /* twice: an AP that had a SIPI pending takes it after the first INIT */
-        for (unsigned i = 0; i < 2; i++) {
-            apic_init_others();
-            timer_delay_us(INIT_SETTLE_US);
-        }
+        prelaunch_quiesce();
         pr_info("requesting the dynamic launch (virtual SENTER) of the MLE at 0x%08x "
                 "(header 0x%08x)\n", sym_addr(_mle_start), sym_addr(&mle_header));
         r = vsenter_request(sym_addr(_mle_start), sym_addr(&mle_header), reply, sizeof(reply));

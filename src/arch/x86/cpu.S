@@ -2,7 +2,7 @@
 /*
  * What both halves of vtboot run on: the GDT (read-only, inside the MLE: the virtual SENTER
  * loads the MLE's first segments from it), the exception stubs behind idt.c's table, the empty
- * IDT a requester holds while it asks for the launch, and the boot CPU's stack.
+ * IDT a requester holds while it asks for the launch, and the CPUs' stacks.
  */
 #include "arch/x86/segments.h"
 
@@ -103,3 +103,10 @@ empty_idt_descriptor:
 bsp_stack:
     .skip BSP_STACK_SIZE
 bsp_stack_top:
+
+/* One stack per other CPU, by APIC ID: for shutdown_entry, and for the MLE's parked APs
+ * (ap_start.S), whose NMI handler needs one. A CPU only ever uses its own. */
+    .balign 4096
+    .globl cpu_stacks
+cpu_stacks:
+    .skip MAX_CPUS * CPU_STACK_SIZE

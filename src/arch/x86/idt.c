@@ -3,7 +3,9 @@
 #include <stdint.h>
 
 #include "arch/x86/cpu.h"
+#include "arch/x86/io.h"
 #include "arch/x86/segments.h"
+#include "layout.h"
 #include "log/printk.h"
 #include "platform.h"
 
@@ -25,8 +27,10 @@ struct idt_gate {
 #define STUB_SIZE 16
 
 extern const uint8_t exception_stubs[];
+extern const char ap_park[], ap_park_end[];
 static struct idt_gate idt[NR_EXCEPTIONS];
-static struct __attribute__((packed)) { uint16_t limit; uint32_t base; } idt_descriptor;
+/* not static: the MLE's parked APs load it too (ap_start.S) */
+struct __attribute__((packed)) { uint16_t limit; uint32_t base; } idt_descriptor;
 
 void exception_handler(const struct exception_frame *f);
 
@@ -53,6 +57,10 @@ void exception_handler(const struct exception_frame *f)
 {
     static int nesting;
 
+    /* An NMI on a parked AP (ap_start.S): it stays parked, silent (the console is the
+     * launching CPU's), without an IRET, so that further NMIs stay blocked. */
+    if (f->eip >= sym_addr(ap_park) && f->eip < sym_addr(ap_park_end))
+        cpu_halt_forever();
     if (nesting++)
         platform_halt_silently();
     printk_break_lock();

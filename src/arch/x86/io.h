@@ -70,6 +70,14 @@ static inline void wrmsr(uint32_t msr, uint64_t v)
     __asm__ __volatile__("wrmsr" : : "c"(msr), "a"((uint32_t)v), "d"((uint32_t)(v >> 32)));
 }
 
+/* DR0-DR3, DR6 and DR7: no breakpoint armed, none recorded (a #DB runs whatever handles it). */
+static inline void debug_regs_clear(void)
+{
+    __asm__ __volatile__("movl %0, %%dr7\n\tmovl %0, %%dr0\n\tmovl %0, %%dr1\n\t"
+                         "movl %0, %%dr2\n\tmovl %0, %%dr3\n\tmovl %0, %%dr6"
+                         : : "r"(0u));
+}
+
 static inline void wbinvd(void) { __asm__ __volatile__("wbinvd" ::: "memory"); }
 
 __attribute__((noreturn)) static inline void cpu_halt_forever(void)

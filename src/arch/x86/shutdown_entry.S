@@ -60,7 +60,7 @@ flat32:
     DATA_SEGMENTS
     xorl %eax, %eax
     movl %eax, %cr4
-    /* this CPU's stack, by APIC ID (capped: CPUs beyond MAX_CPUS share the last one) */
+    /* this CPU's stack, by APIC ID (cpu.S; capped: CPUs beyond MAX_CPUS share the last one) */
     movl $1, %eax
     cpuid
     shrl $24, %ebx
@@ -81,7 +81,3 @@ flat32:
     hlt
     jmp 3b
 
-    .section .bss
-    .balign 4096
-cpu_stacks:
-    .skip MAX_CPUS * CPU_STACK_SIZE
