@@ -96,7 +96,7 @@ int platstate_parse_lapic(const char *text, struct lapic_state *out, char *err, 
 
     memset(out, 0, sizeof(*out));
     if (!next_line(&t) || !starts(&t, hdr))
-        return errorf(err, errsz, "info lapic: no \"%.32s\" line", hdr);
+        return errorf(err, errsz, "info lapic: no header line");
     p = t.l + sizeof(hdr) - 1;
     if (!dec(&p, t.end, &cpu))
         return errorf(err, errsz, "info lapic: no CPU index");

@@ -142,8 +142,8 @@ def launch(qpath, gpath, elf):
     rip, eflags = struct.unpack_from("<QI", raw, 128)
     segs = struct.unpack_from("<6I", raw, 140)
     check(rip == entry, "rip = the entry 0x%x" % entry, hex(rip))
-    check(gpr[:8] == (0x544e5356, 0x100000, hdr, 0, 0, 0, 0, 0),
-          "eax..esp = VSNT, mle_base, mle_hdr, 0, ...", [hex(x) for x in gpr[:8]])
+    check(gpr[:8] == (0x544e5356, 0x100000, hdr, 1, 0, 0, 0, 0),
+          "eax..esp = VSNT, mle_base, mle_hdr, 1 CPU, 0, ...", [hex(x) for x in gpr[:8]])
     check(eflags == 2, "eflags = 0x2", hex(eflags))
     check(segs == (0x10, 0x18, 0x18, 0x18, 0x18, 0x18), "cs 0x10, ss ds es fs gs 0x18", segs)
     check(g.read_phys(hdr, 4) == bytes((0x5a, 0xac, 0x82, 0x90)), "the MLE header in memory")

@@ -587,7 +587,7 @@ while IFS='|' read -r arm why; do
 done <<EOT
 lint1-nmi|LAPIC 0 LINT1: NMI delivery, not masked (LVT 0x00000400)
 timer-smi|LAPIC 0 timer: SMI delivery, not masked (LVT 0x00000200)
-ioapic-nmi|IOAPIC pin 2: NMI delivery, not masked (entry 0x0000000000000400)
+ioapic-nmi|IOAPIC pin 7: NMI delivery, not masked (entry 0x0000000000000400)
 pci-bme|PCI 00:1f.2: bus mastering enabled
 pci-msi|PCI 00:1f.2: MSI enabled
 dr7|CPU 0: DR7 0x00000401: breakpoints armed

@@ -7,6 +7,7 @@
 #define VSENTER_UART_PORT 0x2f8     /* abi/vsenter.h */
 #define SEL_CODE 0x10               /* VSENTER_SEL_CODE */
 #define SEL_DATA 0x18               /* VSENTER_SEL_DATA */
+#define AP_FLAG_OFF 0xff0           /* testk.c's AP_FLAG from its AP_CODE */
 
 #define MB1_FLAGS (MB1_HF_PAGE_ALIGN | MB1_HF_MEMORY_INFO)
 
@@ -173,7 +174,8 @@ wake32:
 
     /*
      * vsap's request from CPU 1: real mode from the SIPI (CS = the page testk copied this
-     * to), the request line right after ap_request16_end (testk writes it there); the answer
+     * to), once CPU 0 set AP_FLAG right before it halts (the host must find CPU 0 halted), the
+     * request line right after ap_request16_end (testk writes it there); the answer
      * goes to COM1 after "TESTK: ap vsenter: ", then ACPI S5 through PM1a_CNT (SeaBIOS puts
      * PMBASE at 0x600 on q35 and pc).
      */
@@ -184,6 +186,8 @@ ap_request16:
     cld
     mov %cs, %ax
     mov %ax, %ds
+0:  cmpb $0, AP_FLAG_OFF                /* CPU 0 is about to halt */
+    je 0b
     mov $(ap_request16_end - ap_request16), %si
 1:  lodsb                               /* the request, to its '\n' */
     mov $VSENTER_UART_PORT, %bx

@@ -990,7 +990,7 @@ static void arm(const char *what)
     } else if (!strcmp(what, "error-fixed")) {
         mw32(LAPIC + LAPIC_LVT_ERROR, 0x0fe);           /* allowed: Fixed vector 0xfe */
     } else if (!strcmp(what, "ioapic-nmi")) {
-        ioapic_write(0x10 + 2 * 2, 0x400);              /* pin 2: NMI, not masked */
+        ioapic_write(0x10 + 2 * 7, 0x400);              /* pin 7 (nothing there): NMI */
     } else if (!strcmp(what, "ioapic-lowest")) {
         ioapic_write(0x10 + 2 * 9, 0x1ec);              /* allowed: pin 9 lowest-priority */
     } else if (!strcmp(what, "pci-bme")) {
@@ -1022,12 +1022,15 @@ static void vs_from_ap(void)
     memcpy(line, "VSENTER 3 mle_base=0x________ mle_hdr=0x________\n", 50);
     hex8(line + 21, (uint32_t)__mle_start);
     hex8(line + 40, (uint32_t)&testk_mle_hdr);
+    _Static_assert(AP_FLAG - AP_CODE == 0xff0, "AP_FLAG_OFF in entry.S");
     print("TESTK: request from CPU 1\n");
+    mw8(AP_FLAG, 0);
     ipi(0x000c4500);                    /* INIT */
     delay(1000);
     ipi(0x000c4600 | AP_CODE >> 12);    /* SIPI */
     delay(200);
     ipi(0x000c4600 | AP_CODE >> 12);
+    mw8(AP_FLAG, 1);                    /* CPU 1 asks now: this CPU is halted before the host looks */
     for (;;)
         __asm__ volatile("cli; hlt");
 }

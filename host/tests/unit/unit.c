@@ -2,7 +2,8 @@
 /* Unit tests of host/lib's pure parts: VSENTER parsing and line assembly, the swtpm control
  * framing, the JSON look-up, the module-string rule (also without modules); the MLE header
  * (t_mlehdr.c), `info registers -a` and the launch decisions (t_cpustate.c), the gdb remote
- * protocol and the multiplexer's tracking (t_gdb.c). Prints "N passed, N failed".
+ * protocol and the multiplexer's tracking (t_gdb.c), the platform's event sources
+ * (t_platstate.c). Prints "N passed, N failed".
  * usage: host-unit [DATA-DIR]   (default host/tests/unit/data, from the top of the tree) */
 #include "unit.h"
 #include "boot.h"
@@ -315,6 +316,7 @@ int main(int argc, char **argv)
     test_gdbtrack();
     test_xenboot();
     test_hostpage();
+    test_platstate();
     printf("host unit: %d passed, %d failed\n", unit_passed, unit_failed);
     return unit_failed != 0;
 }

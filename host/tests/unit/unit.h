@@ -21,5 +21,6 @@ void test_gdbrsp(void);
 void test_gdbtrack(void);
 void test_xenboot(void);
 void test_hostpage(void);
+void test_platstate(void);
 
 #endif
