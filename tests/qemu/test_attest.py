@@ -499,7 +499,8 @@ def test_ak_from_another_tpm(honest, tmp_path):
         # TPM b with TPM a's EK certificate
         e = subprocess.run([ATTEST, "enroll", "--tpm", f"swtpm:path={sock}", "--ca", CA_ROOT,
                             "--ca-chain", CA_CHAIN, "--out", str(tmp_path / "x"), "--ek-cert",
-                            os.path.join(d, "enrolled", "ek-cert.pem")],
+                            os.path.join(d, "enrolled", "ek-cert.pem"), "--owner-auth",
+                            str(state / "vtboot-owner.auth")],
                            capture_output=True, text=True)
         assert e.returncode == 1
         assert e.stdout.splitlines()[-1] == (
