@@ -188,6 +188,39 @@ static void split_cmdline(const char *in)
     cmdline[o] = 0;
 }
 
+extern uint8_t _end[];
+static char modstr[MODS_MAX][256];
+
+/* The module strings into badload's memory, and the modules themselves out of the way of
+ * vtboot's image (VTBOOT_BASE 8 MiB up to 16 MiB) and of badload (32 MiB up to _end): GRUB
+ * loads them wherever it likes, QEMU right after badload. */
+#define KEEP_LO 0x800000u
+#define KEEP_HI 0x1000000u
+#define MOVE_TO 0x4000000u
+static void keep_modules(void)
+{
+    uint32_t to = MOVE_TO;
+    for (unsigned i = 0; i < mbi.mods_count; i++) {
+        const char *str = (const char *)mods[i].string;
+        unsigned n = 0;
+        while (str && str[n] && n + 1 < sizeof(modstr[i])) {
+            modstr[i][n] = str[n];
+            n++;
+        }
+        modstr[i][n] = 0;
+        mods[i].string = (uint32_t)modstr[i];
+        uint32_t a = mods[i].mod_start, e = mods[i].mod_end;
+        if ((a < KEEP_HI && e > KEEP_LO) || (a < (uint32_t)_end && e > 0x2000000u)) {
+            if (e > MOVE_TO)
+                fail("a module to move lies above 64 MiB");
+            copy((void *)to, (const void *)a, e - a);
+            mods[i].mod_start = to;
+            mods[i].mod_end = to + (e - a);
+            to = (to + (e - a) + 0xfff) & ~0xfffu;
+        }
+    }
+}
+
 static void add_mmap(uint64_t addr, uint64_t len, uint32_t type)
 {
     if (nmmap == MMAP_MAX)
@@ -970,18 +1003,17 @@ void badload_main(uint32_t magic, uint32_t info)
     if (magic != MB1_BOOTLOADER_MAGIC)
         fail("not started by a multiboot1 loader");
     if (!(q->flags & MB1_INFO_CMDLINE) || !(q->flags & MB1_INFO_MEM_MAP) ||
-        !(q->flags & MB1_INFO_MODS) || q->mods_count > MODS_MAX)
-        fail("QEMU gave no command line, memory map or modules");
+        !(q->flags & MB1_INFO_MODS) || q->mods_count > MODS_MAX) {
+        put_str("BADLOAD: multiboot information flags ");
+        put_hex(q->flags);
+        put_str(", ");
+        put_hex(q->mods_count);
+        put_str(" modules\n");
+        fail("the loader gave no command line, memory map or modules");
+    }
     split_cmdline((const char *)q->cmdline);
-    uint32_t lo, hi, entry = load_vtboot(&lo, &hi);
-    put_str("BADLOAD: vtboot loaded at ");
-    put_hex(lo);
-    put_str("-");
-    put_hex(hi);
-    put_str(", entry ");
-    put_hex(entry);
-    put_str("\n");
-
+    /* everything the loader handed over is copied before vtboot's image lands (GRUB may have
+     * put it there) */
     mbi.flags = MB1_INFO_MEMORY | MB1_INFO_CMDLINE | MB1_INFO_MODS | MB1_INFO_MEM_MAP |
                 MB1_INFO_LOADER_NAME;
     mbi.mem_lower = q->mem_lower;
@@ -996,6 +1028,15 @@ void badload_main(uint32_t magic, uint32_t info)
         add_mmap(e->addr, e->len, e->type);
         off += e->size + 4;
     }
+    keep_modules();
+    uint32_t lo, hi, entry = load_vtboot(&lo, &hi);
+    put_str("BADLOAD: vtboot loaded at ");
+    put_hex(lo);
+    put_str("-");
+    put_hex(hi);
+    put_str(", entry ");
+    put_hex(entry);
+    put_str("\n");
 
     if (starts_with(fault, "mmap"))
         fault_mmap();
