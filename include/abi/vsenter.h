@@ -45,8 +45,10 @@
  *       MSI: QEMU sends both through the bus-master address space), MSI enable and MSI-X
  *       enable off (an MSI is a memory write with any address and delivery mode).
  *     Anything else: "VSENTER-ERR 3 <source>: <what>", the source named as "CPU <n>",
- *     "LAPIC <n> <LVT>", "IOAPIC pin <n>", "HPET" or "PCI <bb:dd.f>". The guest quiesces
- *     these before it asks (vtboot's pre-launch code does); the host only checks.
+ *     "LAPIC <n> <LVT>" (LVT one of LINT0, LINT1, timer, thermal, perf, error), "IOAPIC pin
+ *     <n>", "HPET" or "PCI <bb:dd.f>" (vtboot-qemu's exact reasons: host/lib/platstate.h,
+ *     host/lib/cpustate.h). The guest quiesces these before it asks (vtboot's pre-launch
+ *     code does); the host only checks.
  *     Pending NMI, SMI and INIT requests are not visible through HMP; they cannot hurt:
  *     the MLE INITs every other CPU before they run (an INIT drops what they had pending),
  *     and one pending on the launching CPU is taken at the entry point with an empty IDT
