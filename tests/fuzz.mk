@@ -37,7 +37,8 @@ FUZZ_ALL     := $(FUZZ_SRC_ALL) $(addprefix host/,$(HOST_FUZZ_ALL))
 FUZZ_TARGETS ?= $(FUZZ_ALL)
 # a target's binary: NAME -> $(FUZZ_OBJDIR)/NAME_fuzz, host/NAME -> $(HOST_FUZZ_DIR)/NAME_fuzz
 fuzz_bin = $(foreach t,$(1),$(if $(filter host/%,$(t)),$(HOST_FUZZ_DIR)/$(patsubst host/%,%,$(t))_fuzz,$(FUZZ_OBJDIR)/$(t)_fuzz))
-FUZZ_LIBSRCS := $(VTBOOT_PURE_SRCS) tests/unit/support/phys_fake.c tests/unit/support/builders.c
+FUZZ_LIBSRCS := $(VTBOOT_PURE_SRCS) tests/unit/support/phys_fake.c tests/unit/support/builders.c \
+                tests/unit/support/pci_fake.c
 FUZZ_LIBOBJS := $(patsubst %.c,$(FUZZ_OBJDIR)/obj/%.o,$(FUZZ_LIBSRCS))
 FUZZ_LIB     := $(FUZZ_OBJDIR)/libvtfuzz.a
 FUZZ_GEN     := $(FUZZ_OBJDIR)/gen_corpus
@@ -71,10 +72,11 @@ fuzz-smoke: $(call fuzz_bin,$(FUZZ_TARGETS))
 fuzz-merge: $(call fuzz_bin,$(FUZZ_TARGETS))
 	@HOST_FUZZ_DIR=$(HOST_FUZZ_DIR) tests/fuzz/merge.sh $(FUZZ_OBJDIR) $(FUZZ_TARGETS)
 
-$(FUZZ_GEN): tests/fuzz/gen_corpus.c tests/unit/support/builders.c tests/unit/support/builders.h
+$(FUZZ_GEN): tests/fuzz/gen_corpus.c tests/unit/support/builders.c tests/unit/support/builders.h \
+             tests/unit/support/pci_fake.c tests/unit/support/pci_fake.h
 	@mkdir -p $(@D)
-	@$(CC) -std=gnu11 -O1 -g -Wall -Wextra -Werror -Itests/unit/support -o $@ \
-		tests/fuzz/gen_corpus.c tests/unit/support/builders.c
+	@$(CC) -std=gnu11 -O1 -g -Wall -Wextra -Werror -Itests/unit/support -Isrc -o $@ \
+		tests/fuzz/gen_corpus.c tests/unit/support/builders.c tests/unit/support/pci_fake.c
 
 fuzz-corpus: $(FUZZ_GEN)
 	@$(FUZZ_GEN) tests/fuzz/corpus

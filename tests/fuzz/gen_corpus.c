@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "builders.h"
+#include "pci_fake.h"
 
 static const char *root;
 
@@ -561,6 +562,49 @@ static void integrity_seeds(void)
     out("integrity", "below-4g", t.b, t.n);
 }
 
+/* pci_walk: functions as pci_fake.h records */
+static void pci_walk_seeds(void)
+{
+    static uint8_t buf[16 * PCI_FAKE_RECORD];
+    struct pci_fake p = { buf, 0, sizeof(buf), 0 };
+    uint8_t *c;
+
+    /* q35 as SeaBIOS leaves it: host bridge, VGA, e1000e (PM, MSI, PCIe, MSI-X), ICH9 */
+    pci_fake_add(&p, 0, 0, 0, 0);
+    pci_fake_add(&p, 0, 1, 0, 0)[0x04] = 0x03;
+    c = pci_fake_add(&p, 0, 2, 0, 0);
+    c[0x04] = 0x07;
+    pci_fake_cap(c, 0xc8, 0x01, 0xd0, 0x0003);
+    pci_fake_cap(c, 0xd0, 0x05, 0xe0, 0x0081);
+    pci_fake_cap(c, 0xe0, 0x10, 0xa0, 0x0002);
+    pci_fake_cap(c, 0xa0, 0x11, 0x00, 0x8004);
+    pci_fake_add(&p, 0, 31, 0, 0x80);
+    pci_fake_cap(pci_fake_add(&p, 0, 31, 2, 0), 0x80, 0x05, 0x00, 0x0001);
+    pci_fake_add(&p, 0, 31, 3, 0);
+    out("pci_walk", "q35", buf, p.len);
+
+    /* a bridge to bus 1 and one below it to bus 2, a virtio device with MSI-X on each */
+    p.len = 0;
+    pci_fake_buses(pci_fake_add(&p, 0, 3, 0, 1), 0, 1, 2);
+    pci_fake_buses(pci_fake_add(&p, 1, 1, 0, 1), 1, 2, 2);
+    c = pci_fake_add(&p, 1, 0, 0, 0);
+    c[0x04] = 0x04;
+    pci_fake_cap(c, 0x98, 0x11, 0x84, 0x8001);
+    pci_fake_cap(c, 0x84, 0x09, 0x00, 0x0000);
+    pci_fake_cap(pci_fake_add(&p, 2, 0, 0, 0), 0x40, 0x11, 0x00, 0xc000);
+    out("pci_walk", "bridges", buf, p.len);
+
+    /* loops: bridges back to their own bus and to bus 0, a capability list in a circle */
+    p.len = 0;
+    pci_fake_buses(pci_fake_add(&p, 0, 1, 0, 1), 0, 1, 1);
+    pci_fake_buses(pci_fake_add(&p, 1, 0, 0, 1), 1, 1, 1);
+    pci_fake_buses(pci_fake_add(&p, 1, 2, 0, 1), 1, 0, 0);
+    c = pci_fake_add(&p, 1, 3, 0, 0);
+    pci_fake_cap(c, 0x40, 0x05, 0x80, 0x0001);
+    pci_fake_cap(c, 0x80, 0x11, 0x40, 0x8000);
+    out("pci_walk", "loops", buf, p.len);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -581,5 +625,6 @@ int main(int argc, char **argv)
     policy_seeds();
     eventlog_seeds();
     integrity_seeds();
+    pci_walk_seeds();
     return 0;
 }
