@@ -209,9 +209,7 @@ static int take(struct prov *pv, const char *statedir, const struct secret *s, i
         strv_addf(&a, "file:%s", next);
         int t = tool(pv, &a);
 
-        if (t != 0) {
-            if (made)
-                unlink(next);
+        if (t != 0) {           /* NAME.new stays: the TPM may have it (an interruption) */
             rc = t;
             goto out;
         }
