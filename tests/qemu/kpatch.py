@@ -93,6 +93,13 @@ class Debugger(Gdb):
             pass
         self.break_at(addr)
 
+    def set_rip(self, value):
+        """Writes the stopped CPU's instruction pointer (register 16 of the x86-64 layout; QEMU
+        takes its low 4 bytes outside long mode)."""
+        reply = self._command(b"P10=" + struct.pack("<Q", value).hex().encode())
+        if reply != b"OK":
+            raise GdbError("cannot write rip: %r" % reply)
+
     def regs(self):
         """rbx, rip and eflags of the CPU that stopped (x86-64 'g' layout: rax, rbx, ... 16
         GPRs, rip, eflags)."""

@@ -463,10 +463,12 @@ def policy_entries(policy, hash_size):
     return out, off
 
 
-def predict(modules, vtboot_cmdline, policy=DEFAULT_POLICY_DA, legacy=False, banks=("sha1", "sha256")):
-    """modules: [(module string, bytes)]. Returns {(pcr, bank): hex} for PCRs 17-19."""
+def predict(modules, vtboot_cmdline, policy=DEFAULT_POLICY_DA, legacy=False, banks=("sha1", "sha256"),
+            elf_path=VTBOOT_ELF):
+    """modules: [(module string, bytes)]. Returns {(pcr, bank): hex} for PCRs 17-19 of a launch
+    of the MLE in elf_path."""
     import hashlib
-    mle = mle_bytes(vtboot_cmdline)
+    mle = mle_bytes(vtboot_cmdline, elf_path)
     out = {}
     for bank in banks:
         H = lambda data: hashlib.new(bank, data).digest()

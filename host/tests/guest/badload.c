@@ -587,6 +587,7 @@ void badload_low(uint32_t kind, uint32_t apic_id)
     int launched = mle_runs();
     if (!launched && kind == KIND_NMI)
         halt_here();                                 /* before the launch: nothing to gain */
+    put_str("\n");                                   /* ends a line the INIT cut short */
     if (!launched) {
         put_str("BADLOAD: an INIT sent APIC ");
         put_dec(apic_id);
