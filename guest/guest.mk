@@ -18,16 +18,16 @@ $(GUEST_TOOL_OBJDIR)/vtboot-seal: $(GUEST_SRCS.vtboot-seal) $(wildcard src/tpm/*
 	@mkdir -p $(@D)
 	$(CC) -std=gnu11 -O2 -static -Wall -Wextra -Werror -Iinclude -Isrc -o $@ $(GUEST_SRCS.vtboot-seal)
 
-# vtboot-policy-attack: root's attempts on the host's policy index (vtboot's TPM code over
+# vtboot-tpm-attack: root's attempts on the host's TPM hierarchies (vtboot's TPM code over
 # /dev/tpm0). Linked against the image's glibc (txt-stat's): 20 KB, not a static 900 KB that
 # every boot would measure.
-GUEST_TPM_DYN_TOOLS := $(GUEST_TOOL_OBJDIR)/vtboot-policy-attack
-GUEST_SRCS.vtboot-policy-attack := guest/tools/vtboot-policy-attack.c src/tpm/tpm2.c \
+GUEST_TPM_DYN_TOOLS := $(GUEST_TOOL_OBJDIR)/vtboot-tpm-attack
+GUEST_SRCS.vtboot-tpm-attack := guest/tools/vtboot-tpm-attack.c src/tpm/tpm2.c \
 	src/tpm/marshal.c src/lib/format.c src/lib/string.c
 
-$(GUEST_TOOL_OBJDIR)/vtboot-policy-attack: $(GUEST_SRCS.vtboot-policy-attack) $(wildcard src/tpm/*.h src/lib/*.h include/abi/*.h)
+$(GUEST_TOOL_OBJDIR)/vtboot-tpm-attack: $(GUEST_SRCS.vtboot-tpm-attack) $(wildcard src/tpm/*.h src/lib/*.h include/abi/*.h)
 	@mkdir -p $(@D)
-	$(CC) -std=gnu11 -O2 -Wall -Wextra -Werror -Iinclude -Isrc -o $@ $(GUEST_SRCS.vtboot-policy-attack)
+	$(CC) -std=gnu11 -O2 -Wall -Wextra -Werror -Iinclude -Isrc -o $@ $(GUEST_SRCS.vtboot-tpm-attack)
 
 $(GUEST_TOOL_OBJDIR)/vtboot-drain: guest/tools/vtboot-drain.c
 	@mkdir -p $(@D)

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * vtboot-policy-attack: what root in the guest can try, over /dev/tpm0, to run the next boot
- * under a policy of its own instead of the host's (NV index 0x01200001, tboot's tb_policy_t):
- * each command with the empty password, as the TPM had it before the launcher took ownership.
+ * vtboot-tpm-attack: what root in the guest can try over /dev/tpm0, each command with the
+ * empty password (as the TPM had them all before the launcher took ownership).
+ *
+ * vtboot-tpm-attack policy: run the next boot under a policy of the guest's own instead of
+ * the host's (NV index 0x01200001, tboot's tb_policy_t):
  *
  *   nv-write-owner      TPM2_NV_Write(TPM_RH_OWNER) of the policy type byte: nonfatal
  *   nv-write-index      the same with the index's own authorization
@@ -11,9 +13,16 @@
  *   clear-lockout       TPM2_Clear(TPM_RH_LOCKOUT): every owner index gone
  *   clear-platform      TPM2_Clear(TPM_RH_PLATFORM)
  *
- * Prints "policy-type=<n>" (the index's byte 1) before and after, and "<name> rc=0x<rc>" per
- * command (0: the TPM did it). Exit status 0 if the TPM refused every one, 1 if one succeeded,
- * 2 if the TPM could not be used.
+ * and prints "policy-type=<n>" (the index's byte 1) before and after.
+ *
+ * vtboot-tpm-attack endorsement: what the guest can still do, availability only:
+ *
+ *   changeauth-endorsement   TPM2_HierarchyChangeAuth(TPM_RH_ENDORSEMENT) to "guest": vtboot's
+ *                            S3 storage primary lives there (tpm/tpm2_seal.h)
+ *
+ * One line "<name> rc=0x<rc>" per command (0: the TPM did it). Exit status 0 if the TPM
+ * refused every one (policy) or did it (endorsement), 1 otherwise, 2 if the TPM could not be
+ * used.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -85,17 +94,15 @@ static void policy_type(struct tpm2 *t)
         printf("policy-type=%u\n", head[POLICY_TYPE_OFFSET]);
 }
 
-int main(void)
+/* TPM2B_AUTH "guest" */
+static const uint8_t guest_auth[] = { 0x00, 0x05, 'g', 'u', 'e', 's', 't' };
+
+static int policy(struct tpm2 *t)
 {
-    int fd = open("/dev/tpm0", O_RDWR);
-    struct tpm2 t = { .transmit = dev_transmit, .ctx = &fd };
-    if (fd < 0)
-        return fprintf(stderr, "/dev/tpm0: %s\n", strerror(errno)), 2;
     static const uint32_t index[] = { TB_POLICY_NV_INDEX_TPM2 };
     /* data: TPM2B_MAX_NV_BUFFER { 1 byte: nonfatal }, offset */
     static const uint8_t nonfatal[] = { 0x00, 0x01, TB_POLTYPE_CONT_NON_FATAL, 0x00,
                                         POLICY_TYPE_OFFSET };
-    static const uint8_t new_auth[] = { 0x00, 0x05, 'g', 'u', 'e', 's', 't' };  /* TPM2B_AUTH */
     static const struct {
         const char *name;
         uint32_t cc, auth;
@@ -107,22 +114,43 @@ int main(void)
         { "nv-write-index", TPM2_CC_NV_WRITE, TB_POLICY_NV_INDEX_TPM2, 1, nonfatal,
           sizeof(nonfatal) },
         { "nv-undefine-owner", TPM2_CC_NV_UNDEFINE_SPACE, TPM2_RH_OWNER, 1, NULL, 0 },
-        { "changeauth-owner", TPM2_CC_HIERARCHY_CHANGE_AUTH, TPM2_RH_OWNER, 0, new_auth,
-          sizeof(new_auth) },
+        { "changeauth-owner", TPM2_CC_HIERARCHY_CHANGE_AUTH, TPM2_RH_OWNER, 0, guest_auth,
+          sizeof(guest_auth) },
         { "clear-lockout", TPM2_CC_CLEAR, TPM2_RH_LOCKOUT, 0, NULL, 0 },
         { "clear-platform", TPM2_CC_CLEAR, TPM2_RH_PLATFORM, 0, NULL, 0 },
     };
     int status = 0;
 
-    policy_type(&t);
+    policy_type(t);
     for (unsigned i = 0; i < sizeof(tries) / sizeof(tries[0]); i++) {
-        int rc = attempt(&t, tries[i].name, tries[i].cc, tries[i].auth, index, tries[i].handles,
+        int rc = attempt(t, tries[i].name, tries[i].cc, tries[i].auth, index, tries[i].handles,
                          tries[i].params, tries[i].plen);
         if (rc < 0)
             status = 2;
         else if (rc == 0 && status == 0)
             status = 1;
     }
-    policy_type(&t);
+    policy_type(t);
     return status;
+}
+
+static int endorsement(struct tpm2 *t)
+{
+    int rc = attempt(t, "changeauth-endorsement", TPM2_CC_HIERARCHY_CHANGE_AUTH,
+                     TPM2_RH_ENDORSEMENT, NULL, 0, guest_auth, sizeof(guest_auth));
+    return rc < 0 ? 2 : rc ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+    int fd = open("/dev/tpm0", O_RDWR);
+    struct tpm2 t = { .transmit = dev_transmit, .ctx = &fd };
+    if (fd < 0)
+        return fprintf(stderr, "/dev/tpm0: %s\n", strerror(errno)), 2;
+    if (argc == 2 && strcmp(argv[1], "policy") == 0)
+        return policy(&t);
+    if (argc == 2 && strcmp(argv[1], "endorsement") == 0)
+        return endorsement(&t);
+    fprintf(stderr, "usage: vtboot-tpm-attack policy | endorsement\n");
+    return 2;
 }
