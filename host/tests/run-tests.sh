@@ -501,6 +501,8 @@ count_lines() {  # NAME out|err PREFIX N: N lines start with PREFIX
 check_launch() {  # NAME [N [CPUS]]: launch #N (default 1) of testk's own image on CPUS CPUs (1)
     local n=${2:-1}
     has_line "$1" out "TESTK: mle 0x00100000+0x$MLESZ hdr 0x$HDR entry 0x$ENTRY"
+    # the host's configuration reads left the requester's CONFIG_ADDRESS as it was
+    has_line "$1" out "TESTK: launched #$n: CONFIG_ADDRESS=8000fb34"
     has_line "$1" out "TESTK: launched #$n: eax=544e5356 ebx=00100000 ecx=$HDR edx=$(hex8 "${3:-1}") esi=00000000 edi=00000000 ebp=00000000 esp=00000000"
     has_line "$1" out "TESTK: launched #$n: eflags=00000002 cr0=00000011 cr3=00000000 cr4=00000000 efer=00000000"
     has_line "$1" out "TESTK: launched #$n: cs=0010 ds=0018 es=0018 fs=0018 gs=0018 ss=0018 gdt=$GDT+001f idt=00000000+0000"
@@ -584,6 +586,7 @@ while IFS='|' read -r arm why; do
     has_line "vsarm-$arm" out "TESTK: vsenter launch: VSENTER-ERR 3 $why"
     has_line "vsarm-$arm" err "vtboot-qemu: virtual SENTER: refused: $why"
     has_line "vsarm-$arm" out "TESTK: pcr after: PCR17 sha256=$FF256"
+    has_line "vsarm-$arm" out "TESTK: CONFIG_ADDRESS after the answer: 8000fb34"
 done <<EOT
 lint1-nmi|LAPIC 0 LINT1: NMI delivery, not masked (LVT 0x00000400)
 timer-smi|LAPIC 0 timer: SMI delivery, not masked (LVT 0x00000200)
@@ -594,6 +597,15 @@ dr7|CPU 0: DR7 0x00000401: breakpoints armed
 EOT
 run vsarm-pci-msix 0 "${BASE[@]}" --vtboot-cmdline "action=vsarm arm=pci-msix" -- -device virtio-rng-pci
 has_line vsarm-pci-msix out "TESTK: vsenter launch: VSENTER-ERR 3 PCI 00:01.0: MSI-X enabled"
+# behind a pci-bridge: the launcher follows it to bus 1 (a control, then bus mastering there)
+BRIDGE=(-device pci-bridge,id=br,chassis_nr=1,addr=5 -device virtio-rng-pci,bus=br,addr=3)
+run vsbridge 0 "${BASE[@]}" --vtboot-cmdline "action=vsenter pcr" -v -- "${BRIDGE[@]}"
+check_launch vsbridge
+# before the hash and after the transfer: 00:00.0, 00:05.0 (the bridge), 00:1f.0/2/3, 01:03.0
+count_lines vsbridge err "vtboot-qemu: virtual SENTER: event sources of 1 CPUs, the I/O APIC, the HPET and 6 PCI functions (98 configuration reads) checked in " 2
+grep -a "event sources of" "$T/vsbridge.err" | head -1 | sed 's/^.*vtboot-qemu: virtual SENTER: /     testk, bridge: /'
+run vsarm-pci-bme-bus1 0 "${BASE[@]}" --vtboot-cmdline "action=vsarm arm=pci-bme-bus1" -- "${BRIDGE[@]}"
+has_line vsarm-pci-bme-bus1 out "TESTK: vsenter launch: VSENTER-ERR 3 PCI 01:03.0: bus mastering enabled"
 run vshpet 0 "${BASE[@]}" --vtboot-cmdline "action=vsenter" -- -machine hpet=on
 has_line vshpet out "TESTK: vsenter launch: VSENTER-ERR 3 HPET: present in the machine"
 has_line vshpet err "vtboot-qemu: virtual SENTER: refused: HPET: present in the machine"

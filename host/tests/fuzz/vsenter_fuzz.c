@@ -35,8 +35,8 @@ static const char *num(const char *p, unsigned long long *v)
     return n >= 1 && n <= 8 ? p : NULL;
 }
 
-/* the protocol's request, read independently: "VSENTER " 1-4 digits equal to 2, " mle_base="
- * number, " mle_hdr=" number, end */
+/* the protocol's request, read independently: "VSENTER " 1-4 digits equal to
+ * VSENTER_PROTOCOL, " mle_base=" number, " mle_hdr=" number, end */
 static int model_parse(const char *s, unsigned long long *b, unsigned long long *h)
 {
     unsigned proto = 0;
@@ -46,7 +46,7 @@ static int model_parse(const char *s, unsigned long long *b, unsigned long long 
         return -1;
     for (s += 8; *s >= '0' && *s <= '9' && d < 4; s++, d++)
         proto = proto * 10 + (unsigned)(*s - '0');
-    if (!d || proto != 2 || strncmp(s, " mle_base=", 10) || !(s = num(s + 10, b)) ||
+    if (!d || proto != VSENTER_PROTOCOL || strncmp(s, " mle_base=", 10) || !(s = num(s + 10, b)) ||
         strncmp(s, " mle_hdr=", 9) || !(s = num(s + 9, h)) || *s)
         return -1;
     return 0;

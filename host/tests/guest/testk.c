@@ -15,8 +15,8 @@
  * Every vs* action first quiesces the platform's event sources as vtboot's pre-launch code
  * does (quiesce(): LAPIC LVTs and timer, I/O APIC entries, PCI bus mastering/MSI/MSI-X, DR7).
  * vsarm:     then arms the one source arm=NAME names (lint1-nmi, timer-smi, ioapic-nmi,
- *            pci-bme, pci-msi, pci-msix, dr7; lint0-extint, error-fixed and ioapic-lowest are
- *            allowed ones) and does what vsenter does.
+ *            pci-bme, pci-bme-bus1, pci-msi, pci-msix, dr7; lint0-extint, error-fixed and
+ *            ioapic-lowest are allowed ones) and does what vsenter does.
  * vsap:      the request comes from CPU 1 (--smp 2) in real mode while CPU 0 halts; CPU 1
  *            prints the answer and powers off.
  * Without a UART at 0x2f8 (--no-drtm) the vs* actions print "no VSENTER UART".
@@ -634,6 +634,8 @@ static void vs_request(const char *what, uint32_t base, uint32_t hdr)
 static unsigned launch_init_retries;
 static void ipi(uint32_t lo);
 
+#define CF8_MARK 0x8000fb34u            /* 00:1f.3, register 0x34 */
+
 static void vs_launch(void)
 {
     char reply[256];
@@ -643,6 +645,9 @@ static void vs_launch(void)
           (uint32_t)__mle_start + (uint32_t)__mle_entry_off);
     for (;;) {
         lidt(0, 0);
+        /* a CONFIG_ADDRESS of its own, as if between its write and the data access: the host's
+         * configuration reads must leave it as it was */
+        outl(0xcf8, CF8_MARK);
         vs_send_request((uint32_t)__mle_start, (uint32_t)&testk_mle_hdr);
         vs_reply(reply, sizeof(reply));
         if (launch_init_retries == 0)
@@ -653,6 +658,7 @@ static void vs_launch(void)
         delay(100000);
     }
     print("TESTK: vsenter launch: %s\n", reply);
+    print("TESTK: CONFIG_ADDRESS after the answer: %x\n", inl(0xcf8));
 }
 
 void post_launch_c(void)
@@ -660,7 +666,8 @@ void post_launch_c(void)
     const struct launch_regs *r = &launch_regs;
 
     launches++;
-    print("\nTESTK: launched #%u: eax=%x ebx=%x ecx=%x edx=%x esi=%x edi=%x ebp=%x esp=%x\n",
+    print("\nTESTK: launched #%u: CONFIG_ADDRESS=%x\n", launches, inl(0xcf8));
+    print("TESTK: launched #%u: eax=%x ebx=%x ecx=%x edx=%x esi=%x edi=%x ebp=%x esp=%x\n",
           launches, r->gpr[0], r->gpr[1], r->gpr[2], r->gpr[3], r->gpr[4], r->gpr[5],
           r->gpr[6], r->gpr[7]);
     print("TESTK: launched #%u: eflags=%x cr0=%x cr3=%x cr4=%x efer=%x\n", launches, r->eflags,
@@ -886,8 +893,8 @@ static void vs_smp(void)
 
 /*
  * ---- the platform's event sources (vsenter.h 1a) ----
- * Before any request testk quiesces as vtboot's pre-launch code does: its local APIC's LVTs
- * masked and the timer stopped (the APs' were reset by their INIT), every I/O APIC entry
+ * Before any request testk quiesces as vtboot's pre-launch code does: the 8259s masked, its
+ * local APIC's LVTs masked and the timer stopped (the APs' were reset by their INIT), every I/O APIC entry
  * masked, bus mastering, MSI and MSI-X off on every PCI function, DR7 clear. vsarm then arms
  * one source again (arm=...) and asks: the host must refuse, naming it.
  */
@@ -941,6 +948,11 @@ static void quiesce(void)
 {
     static const uint32_t lvts[] = { 0x320, 0x330, 0x340, 0x350, 0x360, 0x370 };
 
+    /* the 8259s first, while LINT0 still takes their output: QEMU clears the CPU's pending
+     * ExtINT request only when the line drops through an unmasked LINT0, and a stale one
+     * would be taken at the next sti (vsbadstate's) through the empty IDT */
+    outb(0x21, 0xff);
+    outb(0xa1, 0xff);
     for (unsigned i = 0; i < sizeof(lvts) / sizeof(lvts[0]); i++)
         mw32(LAPIC + lvts[i], mr32(LAPIC + lvts[i]) | LVT_MASKED);
     mw32(LAPIC + LAPIC_TIMER_ICR, 0);
@@ -997,6 +1009,9 @@ static void arm(const char *what)
         pci_write(0, 0x1f, 2, 0x04, (pci_read(0, 0x1f, 2, 0x04) & 0xffff) | PCI_COMMAND_MASTER);
     } else if (!strcmp(what, "pci-msi") && pci_first_with_cap(0x05, &dev, &fn, &cap)) {
         pci_write(0, dev, fn, cap, pci_read(0, dev, fn, cap) | 1u << 16);
+    } else if (!strcmp(what, "pci-bme-bus1")) {
+        /* 01:03.0, behind a pci-bridge on bus 0 (the test's -device arguments) */
+        pci_write(1, 3, 0, 0x04, (pci_read(1, 3, 0, 0x04) & 0xffff) | PCI_COMMAND_MASTER);
     } else if (!strcmp(what, "pci-msix") && pci_first_with_cap(0x11, &dev, &fn, &cap)) {
         pci_write(0, dev, fn, cap, pci_read(0, dev, fn, cap) | 1u << 31);
     } else if (!strcmp(what, "dr7")) {
