@@ -34,7 +34,7 @@ deps:
 # scripts/fetch-dist-kernel.sh, never installed) with the demo initramfs, then compares the PCRs
 # with vtboot-pcr's prediction (scripts/demo.sh). It installs and builds only what that needs:
 # no kernel or Xen build, no disk image (`make`, `make test` build those).
-RUN_DEPS := build-essential gcc make binutils gzip libc6-dev libssl-dev zlib1g-dev libtss2-dev \
+RUN_DEPS := gcc make binutils gzip libc6-dev libssl-dev zlib1g-dev libtss2-dev \
 	    qemu-system-x86 swtpm swtpm-tools tpm2-tools busybox-static cpio tboot
 run:
 	@scripts/ensure-deps.sh $(sort $(RUN_DEPS))
