@@ -7,7 +7,7 @@
 #                     $(VTBOOT_CACHE)/disk-image/ by its inputs; out/disk/disk.img links to it
 #                     (tests/qemu/test_disk.py boots it)
 
-DEPS += debhelper dpkg-dev help2man lintian libssl-dev zlib1g-dev \
+DEPS += debhelper dpkg-dev help2man lintian libssl-dev zlib1g-dev libtss2-dev \
         mmdebstrap e2fsprogs fdisk qemu-utils qemu-system-x86 util-linux
 
 PKG_DIR  := $(OUT)/pkg
@@ -29,15 +29,27 @@ $(PKG_DIR)/grub.d/20_linux_vtboot: packaging/grub.d/20_linux_vtboot debian/chang
 
 # man pages: the OPTIONS are each tool's own --help (help2man), so they cannot drift from it;
 # the rest is packaging/man/<tool>.h2m
-PKG_MANS := $(OUT)/man/vtboot-qemu.1 $(OUT)/man/vtboot-pcr.1 $(OUT)/man/vtboot-stat.8
+PKG_MANS := $(OUT)/man/vtboot-qemu.1 $(OUT)/man/vtboot-pcr.1 $(OUT)/man/vtboot-attest.1 \
+            $(OUT)/man/vtboot-stat.8
 $(OUT)/man/vtboot-qemu.1 $(OUT)/man/vtboot-pcr.1: $(OUT)/man/%.1: $(BIN)/% packaging/man/%.h2m
 	@mkdir -p $(@D)
 	help2man -N -s 1 --version-string="$(DEB_VERSION)" -i packaging/man/$*.h2m -o $@ $<
+# vtboot-attest's --help is its usage; each command has its own: help2man reads them all
+# through packaging/man/vtboot-attest-help.sh, installed under the tool's name
+$(PKG_DIR)/help/vtboot-attest: packaging/man/vtboot-attest-help.sh $(BIN)/vtboot-attest
+	@mkdir -p $(@D)
+	sed 's|@VTBOOT_ATTEST@|$(abspath $(BIN)/vtboot-attest)|' $< > $@.tmp
+	chmod 755 $@.tmp
+	mv -f $@.tmp $@
+$(OUT)/man/vtboot-attest.1: $(PKG_DIR)/help/vtboot-attest packaging/man/vtboot-attest.h2m
+	@mkdir -p $(@D)
+	help2man -N -s 1 --version-string="$(DEB_VERSION)" -i packaging/man/vtboot-attest.h2m -o $@ $<
 $(OUT)/man/vtboot-stat.8: $(PKG_DIR)/vtboot-stat packaging/man/vtboot-stat.h2m
 	@mkdir -p $(@D)
 	help2man -N -s 8 --version-string="$(DEB_VERSION)" -i packaging/man/vtboot-stat.h2m -o $@ $<
 
-PKG_FILES := $(OUT)/vtboot.gz $(BIN)/vtboot-qemu $(BIN)/vtboot-pcr $(PKG_DIR)/vtboot-stat \
+PKG_FILES := $(OUT)/vtboot.gz $(BIN)/vtboot-qemu $(BIN)/vtboot-pcr $(BIN)/vtboot-attest \
+             $(PKG_DIR)/vtboot-stat \
              $(PKG_DIR)/grub.d/20_linux_vtboot $(PKG_MANS)
 BUILD += $(PKG_DIR)/vtboot-stat $(PKG_DIR)/grub.d/20_linux_vtboot
 
