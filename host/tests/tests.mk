@@ -21,8 +21,9 @@ $(HOST_TESTK): $(HOST_TESTK_OBJ) host/tests/guest/link.ld
 	ld -m elf_i386 -nostdlib -static -z noexecstack --no-warn-rwx-segments \
 	   -T host/tests/guest/link.ld -o $@ $(HOST_TESTK_OBJ)
 
-# badload: a loader that hands vtboot malformed input (tests/qemu/test_loader_faults.py),
-# with vtboot's ELF built in
+# badload: a loader that hands vtboot malformed input (tests/qemu/test_loader_faults.py) and
+# arms event sources before the launch (tests/qemu/test_event_sources.py), with vtboot's ELF
+# built in (it finds vtboot's symbols in that copy at run time: rebuilt with out/vtboot)
 HOST_BADLOAD := $(OUT)/host/tests/badload.elf
 $(OUT)/host/tests/badload.o: host/tests/guest/badload.c include/abi/acpi.h include/abi/multiboot1.h
 	@mkdir -p $(@D)

@@ -2,7 +2,8 @@
 /*
  * badload: a multiboot1 loader that hands vtboot malformed input, for the QEMU fault tests
  * (tests/qemu/test_loader_faults.py). QEMU boots it with -kernel and the Linux kernel and
- * initrd as modules; vtboot's ELF is built into it (badload_vtboot.S). It loads vtboot's ELF
+ * initrd as modules (GRUB's multiboot, --grub-mb1, works too; GRUB's multiboot2 finds the
+ * multiboot2 header of the vtboot copy inside and starts badload with the wrong magic); vtboot's ELF is built into it (badload_vtboot.S). It loads vtboot's ELF
  * segments itself, builds vtboot's multiboot1 information from what QEMU gave it, applies the
  * fault its command line names and enters vtboot as a loader does (EAX the magic, EBX the
  * information). Whoever controls the loader controls all of this input.
@@ -1001,6 +1002,10 @@ void badload_main(uint32_t magic, uint32_t info)
 {
     const struct mb1_info *q = (const struct mb1_info *)info;
 
+    if (magic == 0x36d76289u)       /* GRUB's multiboot2 finds the header of the vtboot inside */
+        fail("started by a multiboot2 loader: badload speaks multiboot1 only (GRUB's "
+             "multiboot2 found the multiboot2 header of the vtboot copy built into badload; "
+             "use GRUB's multiboot, --grub-mb1)");
     if (magic != MB1_BOOTLOADER_MAGIC)
         fail("not started by a multiboot1 loader");
     if (!(q->flags & MB1_INFO_CMDLINE) || !(q->flags & MB1_INFO_MEM_MAP) ||
