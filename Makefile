@@ -38,7 +38,7 @@ RUN_DEPS := gcc make binutils gzip libc6-dev libssl-dev zlib1g-dev libtss2-dev \
 	    qemu-system-x86 swtpm swtpm-tools tpm2-tools busybox-static cpio tboot
 run:
 	@scripts/ensure-deps.sh $(sort $(RUN_DEPS))
-	@$(MAKE) --no-print-directory $(OUT)/vtboot $(BIN)/vtboot-qemu $(BIN)/vtboot-pcr $(OUT)/initrd.img
+	@$(MAKE) --no-print-directory -j$(shell nproc 2>/dev/null || echo 1) $(OUT)/vtboot $(BIN)/vtboot-qemu $(BIN)/vtboot-pcr $(OUT)/initrd.img
 	@OUT=$(OUT) scripts/demo.sh
 
 clean:
