@@ -290,6 +290,16 @@ def test_absent_hpet_writes_nothing(tmp_path):
     assert "PWN!" not in run.serial
 
 
+def test_hpet_in_the_machine_is_refused_even_to_vtboots_quiesce():
+    """An HPET the host owner put back (-machine hpet=on) is refused however well the guest
+    quiesces (the host checks that there is none, not how it is programmed). badload's FSB
+    writes, 250 ms on, land in a system that never launched: PCR 17 stays all ones."""
+    run = badload(["hpet"], "--", "-machine", "hpet=on", quiesce="keep")
+    assert re.fullmatch(r'BADLOAD: armed hpet: timers 0 and 1 write "PWN!" to 0x[0-9a-f]+ and '
+                        r'0x[0-9a-f]+', armed_lines(run)[0]), armed_lines(run)
+    refused(run, vtb.VTBOOT_ELF, REFUSALS["hpet"])
+
+
 @pytest.mark.parametrize("smp", [2, 4])
 def test_moved_apic_base_is_reset_by_the_mle(tmp_path, smp):
     """The launching CPU's APIC base moved into RAM: vtboot's INITs there reach no CPU, so the
