@@ -115,3 +115,12 @@ uint64_t vs_lowmem(const char *machine, uint64_t ram)
         return ram >= 0xb0000000ull ? 0x80000000ull : ram;
     return ram >= 0xe0000000ull ? 0xc0000000ull : ram;
 }
+
+int vs_init_msi_packet(unsigned apic_id, char *out, size_t outsz)
+{
+    if (apic_id > 0xff || outsz < 32)
+        return -1;
+    /* M<address>,<length>:<bytes>; the data 0x00000500 little-endian */
+    snprintf(out, outsz, "M%x,4:00050000", 0xfee00000u | apic_id << 12);
+    return 0;
+}

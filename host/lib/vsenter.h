@@ -34,6 +34,13 @@ struct vs_request {
  * 4 GiB (lowmem bytes). Everything else about the header and the range is mlehdr_check()'s.
  * Returns 0, or -1 with a short reason (for "VSENTER-ERR 3 <reason>") in err. */
 int vs_parse(const char *line, uint64_t lowmem, struct vs_request *rq, char *err, size_t errsz);
+/*
+ * The gdbstub packet (in QEMU's physical-memory mode) that sends an INIT to the CPU with
+ * apic_id: a 4-byte write of an INIT-mode MSI (data 0x500) to 0xfee00000 | apic_id << 12, which
+ * QEMU's APIC region delivers as an MSI wherever the write comes from. out: at least 32 bytes.
+ * Returns 0, or -1 for an APIC ID an xAPIC MSI cannot name (above 255).
+ */
+int vs_init_msi_packet(unsigned apic_id, char *out, size_t outsz);
 /* RAM below 4 GiB of a QEMU machine ("q35" or "pc") with ram bytes of memory. */
 uint64_t vs_lowmem(const char *machine, uint64_t ram);
 

@@ -342,6 +342,63 @@ static int set_reg(struct vsenter_host *v, unsigned reg, uint64_t val, int bytes
     return 0;
 }
 
+/* A gdbstub command that must answer OK. */
+static int gdb_ok(struct vsenter_host *v, const char *cmd, char *err, size_t errsz)
+{
+    char reply[64];
+
+    if (gdbmux_cmd(v->gdb, cmd, reply, sizeof(reply), err, errsz) != 0)
+        return -1;
+    if (strcmp(reply, "OK")) {
+        snprintf(err, errsz, "gdbstub: %s answered '%s'", cmd, reply);
+        return -1;
+    }
+    return 0;
+}
+
+/*
+ * An INIT for every CPU but the launching one, left pending while the VM is paused, as SENTER
+ * puts the other processors to sleep. HMP cannot show an NMI or SMI that reached a halted CPU
+ * just before the pause (QEMU takes it when the CPU runs again); QEMU handles a pending INIT
+ * before anything else when a CPU wakes (cpu_handle_interrupt), and the INIT drops every other
+ * pending request (do_cpu_init), so such an NMI never runs the handler a loader set. The CPU
+ * then waits for the MLE's SIPI. APIC IDs are the CPU indexes (QEMU's default topology, as
+ * `info lapic N` shows).
+ */
+static int init_other_cpus(struct vsenter_host *v, int launching, char *err, size_t errsz)
+{
+    char mode[8], cmd[40];
+    int rc = -1;
+
+    /* the stub's address mode is the debugger's too: put back what it was */
+    if (gdbmux_cmd(v->gdb, "qqemu.PhyMemMode", mode, sizeof(mode), err, errsz) != 0)
+        return -1;
+    if (strcmp(mode, "0") && strcmp(mode, "1")) {
+        snprintf(err, errsz, "gdbstub: qqemu.PhyMemMode answered '%s'", mode);
+        return -1;
+    }
+    if (gdb_ok(v, "Qqemu.PhyMemMode:1", err, errsz) != 0)
+        return -1;
+    for (int cpu = 0; cpu < v->ncpus; cpu++) {
+        if (cpu == launching)
+            continue;
+        if (vs_init_msi_packet((unsigned)cpu, cmd, sizeof(cmd)) != 0) {
+            snprintf(err, errsz, "CPU %d: no INIT message for its APIC ID", cpu);
+            goto out;
+        }
+        if (gdb_ok(v, cmd, err, errsz) != 0)
+            goto out;
+    }
+    rc = 0;
+out:
+    snprintf(cmd, sizeof(cmd), "Qqemu.PhyMemMode:%s", mode);
+    if (rc == 0)
+        return gdb_ok(v, cmd, err, errsz);
+    char later[128];           /* the first failure is the one reported */
+    (void)gdb_ok(v, cmd, later, sizeof(later));
+    return rc;
+}
+
 /* QEMU 7.2 x86_64 gdbstub register numbers */
 enum { GDB_RAX = 0, GDB_RIP = 16, GDB_EFLAGS, GDB_CS, GDB_SS, GDB_DS, GDB_ES, GDB_FS, GDB_GS,
        GDB_CR0 = 27, GDB_CR3 = 29, GDB_CR4 = 30, GDB_EFER = 32 };
@@ -391,6 +448,8 @@ static int transfer(struct vsenter_host *v, const struct vs_entry *e, char *err,
         snprintf(err, errsz, "gdbstub: EFLAGS reads '%s' after the write", reply);
         goto out;
     }
+    if (init_other_cpus(v, e->cpu, err, errsz) != 0)
+        goto out;
     rc = 0;
 out:
     gdbmux_end(v->gdb);

@@ -134,6 +134,19 @@ static void test_vs_parse(void)
     CHECK(vs_lowmem("pc", 4ull << 30) == 3ull << 30, "pc 4G");
 }
 
+static void test_vs_init_msi(void)
+{
+    char p[32];
+
+    /* QEMU's APIC region: address 0xfee00000 | destination << 12, data: delivery mode 5 (INIT)
+     * in bits 8-10, written as 4 little-endian bytes */
+    CHECK(vs_init_msi_packet(1, p, sizeof(p)) == 0 && !strcmp(p, "Mfee01000,4:00050000"), "%s", p);
+    CHECK(vs_init_msi_packet(0, p, sizeof(p)) == 0 && !strcmp(p, "Mfee00000,4:00050000"), "%s", p);
+    CHECK(vs_init_msi_packet(255, p, sizeof(p)) == 0 && !strcmp(p, "Mfeeff000,4:00050000"), "%s", p);
+    CHECK(vs_init_msi_packet(256, p, sizeof(p)) == -1, "APIC ID 256 has no xAPIC MSI");
+    CHECK(vs_init_msi_packet(1, p, 31) == -1, "short buffer");
+}
+
 static void test_vs_lines(void)
 {
     struct vs_lines l;
@@ -306,6 +319,7 @@ int main(int argc, char **argv)
     if (argc > 1)
         unit_data_dir = argv[1];
     test_vs_parse();
+    test_vs_init_msi();
     test_vs_lines();
     test_tpmctrl();
     test_json();
