@@ -50,9 +50,12 @@
  *     host/lib/cpustate.h). The guest quiesces these before it asks (vtboot's pre-launch
  *     code does); the host only checks.
  *     Pending NMI, SMI and INIT requests are not visible through HMP; they cannot hurt:
- *     the MLE INITs every other CPU before they run (an INIT drops what they had pending),
- *     and one pending on the launching CPU is taken at the entry point with an empty IDT
- *     (NMI: shutdown, a machine reset that resets the TPM) or by the firmware's SMM (SMI).
+ *     step 5 leaves an INIT pending on every other CPU, which QEMU handles before anything
+ *     else when that CPU wakes and which drops what it had pending; one pending on the
+ *     launching CPU is taken at the entry point with an empty IDT (NMI: shutdown, a machine
+ *     reset that resets the TPM) or by the firmware's SMM (SMI); an INIT cannot be pending
+ *     there (a running CPU takes it at once, and no source that could send one later passes
+ *     1a).
  *  2. Reads the MLE header at mle_hdr and checks every field: UUID, length, version 2.1,
  *     first_valid_page 0, a measured range of 1 byte to VSENTER_MLE_MAX starting on a page
  *     boundary inside guest RAM below 4 GiB, the header itself inside that range and
@@ -69,7 +72,10 @@
  *     the GDT (QEMU reloads a descriptor only when the selector changes, so each is written
  *     twice, the null selector first); EFLAGS = 0x2 (read back raw through the gdbstub: HMP
  *     shows the lazily computed arithmetic flags and DF of the code that ran before); EIP =
- *     mle_base + mle_start_off + entry_point; the general registers as below.
+ *     mle_base + mle_start_off + entry_point; the general registers as below. Then, as
+ *     SENTER puts the other processors to sleep, an INIT for every other CPU: a 4-byte write
+ *     of an INIT-mode MSI (0x500 to 0xfee00000 | APIC ID << 12) in the gdbstub's physical
+ *     memory mode (restored after), pending until the CPU wakes; the MLE then starts it.
  *  6. Reads every CPU's state again and checks the launching CPU is exactly in the entry state
  *     below (descriptor caches included) and every other CPU is still halted with IF = 0;
  *     the event sources of 1a again.
