@@ -14,7 +14,8 @@ say() { echo "demo: $*"; }
 
 kernel=$("$here/fetch-dist-kernel.sh")
 set -- --kernel "$kernel" --timeout 300 "$@"
-say "vtboot launches Debian's $("$here/fetch-dist-kernel.sh" --print-package) ($kernel) with $out/initrd.img"
+d=$(basename "$(dirname "$kernel")")     # <package>_<version>
+say "vtboot launches Debian's ${d%_*} ${d##*_} ($kernel) with $out/initrd.img"
 say "the launcher: $launcher $*"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/vtboot-demo.XXXXXX")

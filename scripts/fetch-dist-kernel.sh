@@ -23,7 +23,7 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 say() { echo "dist-kernel: $*" >&2; }
 die() { echo "dist-kernel: ERROR: $*" >&2; exit 1; }
-# shellcheck source=cache-lib.sh
+# shellcheck source=scripts/cache-lib.sh
 . "$here/cache-lib.sh"
 
 print_package=0
@@ -114,7 +114,7 @@ dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$tmp/x" --wildcards './boot/*' ||
 abi=${pkg#linux-image-}
 vmlinuz="$tmp/x/boot/vmlinuz-$abi"
 config="$tmp/x/boot/config-$abi"
-[ -f "$vmlinuz" ] && [ -f "$config" ] || die "$pkg has no /boot/vmlinuz-$abi and config-$abi"
+{ [ -f "$vmlinuz" ] && [ -f "$config" ]; } || die "$pkg has no /boot/vmlinuz-$abi and config-$abi"
 for opt in CONFIG_TCG_TIS=y CONFIG_SERIAL_8250_CONSOLE=y CONFIG_INTEL_TXT=y CONFIG_RD_GZIP=y; do
     grep -qx "$opt" "$config" || die "$pkg's config lacks $opt (the demo needs it built in)"
 done
