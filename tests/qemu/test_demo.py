@@ -61,3 +61,66 @@ def test_demo_pcrs_equal_predictions():
     assert printed == [f"demo:   PCR {pcr} {bank} {tool[(pcr, bank)]}  equal"
                        for pcr in (17, 18, 19) for bank in ("sha1", "sha256")]
     assert serial.rstrip("\n").endswith("demo: line and the initramfs before it ran Linux")
+
+
+# ---- which kernel, offline (no boot): apt-get and apt-cache replaced by scripts -------------
+
+FAKE_APT_CACHE = """#!/bin/sh
+case "$1" in
+depends) echo "linux-image-amd64"; echo "  Depends: linux-image-6.1.0-99-amd64" ;;
+policy) echo "linux-image-6.1.0-99-amd64:"; echo "  Installed: (none)"; echo "  Candidate: 6.1.999-1" ;;
+esac
+"""
+FAKE_APT_GET = """#!/bin/sh
+echo "E: offline" >&2
+exit 100
+"""
+
+
+def offline_fetch(tmp_path, cached):
+    """fetch-dist-kernel.sh with apt's lists naming linux-image-6.1.0-99-amd64 6.1.999-1 and
+    every download failing, on a cache holding the finished directories `cached`."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for name, text in (("apt-cache", FAKE_APT_CACHE), ("apt-get", FAKE_APT_GET)):
+        (bin_dir / name).write_text(text)
+        (bin_dir / name).chmod(0o755)
+    cache = tmp_path / "cache"
+    for d in cached:
+        abi = d.split("_")[0][len("linux-image-"):]
+        (cache / "dist-kernel" / d).mkdir(parents=True)
+        (cache / "dist-kernel" / d / f"vmlinuz-{abi}").write_bytes(b"kernel")
+        (cache / "dist-kernel" / d / ".done").write_bytes(b"")
+    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "VTBOOT_CACHE": str(cache)}
+    env.pop("VTBOOT_DIST_KERNEL", None)
+    p = subprocess.run([os.path.join(SCRIPTS, "fetch-dist-kernel.sh")], env=env,
+                       capture_output=True, text=True)
+    return p, f"{cache}/dist-kernel"
+
+
+def test_offline_the_cached_version_needs_no_download(tmp_path):
+    p, cache = offline_fetch(tmp_path, ["linux-image-6.1.0-99-amd64_6.1.999-1"])
+    assert (p.returncode, p.stderr) == (0, "")
+    assert p.stdout == f"{cache}/linux-image-6.1.0-99-amd64_6.1.999-1/vmlinuz-6.1.0-99-amd64\n"
+
+
+def test_offline_the_newest_cached_kernel_instead(tmp_path):
+    p, cache = offline_fetch(tmp_path, ["linux-image-6.1.0-9-amd64_6.1.27-1",
+                                        "linux-image-6.1.0-50-amd64_6.1.170-1"])
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == f"{cache}/linux-image-6.1.0-50-amd64_6.1.170-1/vmlinuz-6.1.0-50-amd64\n"
+    assert p.stderr.splitlines() == [
+        "dist-kernel: fetching linux-image-6.1.0-99-amd64 6.1.999-1 (apt-get download, about "
+        f"70 MB) into {cache}",
+        "E: offline",
+        "dist-kernel: WARNING: cannot download linux-image-6.1.0-99-amd64=6.1.999-1; using the "
+        "newest cached kernel, linux-image-6.1.0-50-amd64_6.1.170-1"]
+
+
+def test_offline_with_an_empty_cache_fails_and_says_why(tmp_path):
+    p, cache = offline_fetch(tmp_path, [])
+    assert (p.returncode, p.stdout) == (1, "")
+    assert p.stderr.splitlines()[-1] == (
+        "dist-kernel: ERROR: cannot download linux-image-6.1.0-99-amd64=6.1.999-1, and no kernel "
+        f"is cached in {cache}: the first run needs the network (apt-get download of "
+        "linux-image-amd64's kernel, about 70 MB)")
