@@ -490,20 +490,26 @@ def test_packages(built, tmp_path):
         "/usr/share/doc/vtboot/copyright", "/usr/share/man/man8/vtboot-stat.8.gz"])
     host_deb, host_files = deb_contents("vtboot-host")
     assert host_files == sorted([
-        "/usr/bin/vtboot-pcr", "/usr/bin/vtboot-qemu", "/usr/lib/vtboot/vtboot.gz",
-        "/usr/share/doc/vtboot-host/changelog.gz", "/usr/share/doc/vtboot-host/copyright",
+        "/usr/bin/vtboot-attest", "/usr/bin/vtboot-pcr", "/usr/bin/vtboot-qemu",
+        "/usr/lib/vtboot/vtboot.gz", "/usr/share/doc/vtboot-host/changelog.gz",
+        "/usr/share/doc/vtboot-host/copyright", "/usr/share/man/man1/vtboot-attest.1.gz",
         "/usr/share/man/man1/vtboot-pcr.1.gz", "/usr/share/man/man1/vtboot-qemu.1.gz"])
     lintian = open(os.path.join(DEB_DIR, "lintian.txt")).read()
     assert not re.search(r"^E: ", lintian, re.M), lintian
     # the man pages carry every option of the installed tools' --help
     subprocess.run(["dpkg-deb", "-x", host_deb, str(tmp_path)], check=True)
-    for tool in ("vtboot-qemu", "vtboot-pcr"):
+    for tool in ("vtboot-qemu", "vtboot-pcr", "vtboot-attest"):
         exe = str(tmp_path / "usr" / "bin" / tool)
         helptext = subprocess.run([exe, "--help"], capture_output=True, text=True).stdout
+        if tool == "vtboot-attest":            # and each command's own --help
+            for c in ("enroll", "quote", "verify"):
+                helptext += subprocess.run([exe, c, "--help"], capture_output=True,
+                                           text=True).stdout
         man = gzip.decompress((tmp_path / "usr/share/man/man1" / f"{tool}.1.gz").read_bytes())
         man = man.decode().replace("\\-", "-")
         opts = set(re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]+)", helptext))
-        assert {"vtboot-qemu": "--disk", "vtboot-pcr": "--policy"}[tool] in opts
+        assert {"vtboot-qemu": "--disk", "vtboot-pcr": "--policy",
+                "vtboot-attest": "--owner-auth"}[tool] in opts
         assert sorted(o for o in opts if o not in man) == []
     # the installed launcher finds the packaged vtboot (/usr/lib/vtboot/vtboot.gz)
     p = subprocess.run([str(tmp_path / "usr/bin/vtboot-qemu"), "--kernel", "/nonexistent"],
