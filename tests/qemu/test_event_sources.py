@@ -48,7 +48,8 @@ def badload_carries_vtboot():
         carried = f.read()
     with open(vtb.VTBOOT_ELF, "rb") as f:
         built = f.read()
-    assert built in carried, "badload.elf carries another vtboot: make out/host/tests/badload.elf"
+    same = built in carried
+    assert same, "badload.elf carries another vtboot than out/vtboot: make out/host/tests/badload.elf"
 
 
 # VTB_EVENT_QUIESCE=baseline: for a vtboot from before issue 19's fix, which has no

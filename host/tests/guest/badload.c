@@ -893,12 +893,15 @@ static void arm_dr7(void)
 
 /*
  * With vtboot's prelaunch_quiesce patched out, what the firmware left armed is quiesced here
- * first (SeaBIOS: LINT1 in NMI mode on the BSP, bus mastering on the AHCI it booted from;
- * the APs are INITed), so that each arm= is the only armed source and the host names it.
+ * first (SeaBIOS: LINT1 in NMI mode on the BSP, bus mastering on the AHCI it booted from,
+ * its timer tick through the 8259s; the APs are INITed), so that each arm= is the only
+ * armed source and the host names it.
  */
 static void baseline_quiesce(void)
 {
     uint32_t base = (uint32_t)rdmsr(MSR_APIC_BASE) & 0xfffff000u;
+    outb(0x21, 0xff);                                /* the 8259s: SeaBIOS's timer tick */
+    outb(0xa1, 0xff);                                /* would reach an AP's LINT0 */
     lapic_icr(0, 0xc4500);                           /* INIT to all but self */
     for (volatile uint32_t i = 0; i < 100000; i++)
         ;
