@@ -45,6 +45,8 @@ void mle_take_over_platform(void)
  * a loader set) for the MLE's own code, under the MLE's IDT. Linux and Xen later start them
  * with INIT-SIPI-SIPI as usual, which takes them out of the park; tboot, in effect, hands its
  * APs over the same way (parked in its own code until the kernel's INIT-SIPI-SIPI).
+ * The wait ends once the count the host gave is in: a CPU beyond it is seen only if it came
+ * by then (one that comes later runs the same measured code and parks).
  */
 void mle_park_other_cpus(uint32_t cpus)
 {
