@@ -9,12 +9,12 @@ BUILD += $(OUT)/initrd.img
 GUEST_TOOL_OBJDIR := $(OUT)/guest
 GUEST_TOOLS := $(GUEST_TOOL_OBJDIR)/vtboot-seal $(GUEST_TOOL_OBJDIR)/vtboot-drain \
 	$(GUEST_TOOL_OBJDIR)/vtboot-keyscan
-GUEST_SRCS.vtboot-seal := guest/tools/vtboot-seal.c src/tpm/tpm2.c src/tpm/tpm2_seal.c \
+GUEST_SRCS.vtboot-seal := guest/tools/vtboot-seal.c guest/tools/tpmdev.c src/tpm/tpm2.c src/tpm/tpm2_seal.c \
 	src/tpm/marshal.c src/crypto/hash.c src/crypto/sha1.c src/crypto/sha256.c \
 	src/crypto/sha512.c src/crypto/sha2_k.c src/lib/format.c src/lib/string.c
 DEPS += libc6-dev
 
-$(GUEST_TOOL_OBJDIR)/vtboot-seal: $(GUEST_SRCS.vtboot-seal) $(wildcard src/tpm/*.h src/crypto/*.h src/lib/*.h include/abi/*.h)
+$(GUEST_TOOL_OBJDIR)/vtboot-seal: $(GUEST_SRCS.vtboot-seal) $(wildcard src/tpm/*.h src/crypto/*.h src/lib/*.h include/abi/*.h) guest/tools/tpmdev.h
 	@mkdir -p $(@D)
 	$(CC) -std=gnu11 -O2 -static -Wall -Wextra -Werror -Iinclude -Isrc -o $@ $(GUEST_SRCS.vtboot-seal)
 
@@ -22,10 +22,10 @@ $(GUEST_TOOL_OBJDIR)/vtboot-seal: $(GUEST_SRCS.vtboot-seal) $(wildcard src/tpm/*
 # /dev/tpm0). Linked against the image's glibc (txt-stat's): 20 KB, not a static 900 KB that
 # every boot would measure.
 GUEST_TPM_DYN_TOOLS := $(GUEST_TOOL_OBJDIR)/vtboot-tpm-attack
-GUEST_SRCS.vtboot-tpm-attack := guest/tools/vtboot-tpm-attack.c src/tpm/tpm2.c \
+GUEST_SRCS.vtboot-tpm-attack := guest/tools/vtboot-tpm-attack.c guest/tools/tpmdev.c src/tpm/tpm2.c \
 	src/tpm/marshal.c src/lib/format.c src/lib/string.c
 
-$(GUEST_TOOL_OBJDIR)/vtboot-tpm-attack: $(GUEST_SRCS.vtboot-tpm-attack) $(wildcard src/tpm/*.h src/lib/*.h include/abi/*.h)
+$(GUEST_TOOL_OBJDIR)/vtboot-tpm-attack: $(GUEST_SRCS.vtboot-tpm-attack) $(wildcard src/tpm/*.h src/lib/*.h include/abi/*.h) guest/tools/tpmdev.h
 	@mkdir -p $(@D)
 	$(CC) -std=gnu11 -O2 -Wall -Wextra -Werror -Iinclude -Isrc -o $@ $(GUEST_SRCS.vtboot-tpm-attack)
 

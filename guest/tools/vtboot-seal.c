@@ -17,26 +17,10 @@
 
 #include "crypto/hash.h"
 #include "tpm/tpm2.h"
+#include "tpmdev.h"
 #include "tpm/tpm2_seal.h"
 
 static const unsigned pcrs[] = { 17, 18 };
-
-static int dev_transmit(void *ctx, const uint8_t *cmd, size_t cmd_len, uint8_t *rsp,
-                        size_t rsp_cap, size_t *rsp_len, char *err, size_t errlen)
-{
-    int fd = *(int *)ctx;
-    if (write(fd, cmd, cmd_len) != (ssize_t)cmd_len) {
-        snprintf(err, errlen, "/dev/tpm0 write: %s", strerror(errno));
-        return -1;
-    }
-    ssize_t n = read(fd, rsp, rsp_cap);
-    if (n < 0) {
-        snprintf(err, errlen, "/dev/tpm0 read: %s", strerror(errno));
-        return -1;
-    }
-    *rsp_len = (size_t)n;
-    return 0;
-}
 
 static void hex(const char *key, const uint8_t *p, size_t n)
 {
@@ -138,7 +122,7 @@ static int unseal(struct tpm2 *t, const char *arg)
 int main(int argc, char **argv)
 {
     int fd = open("/dev/tpm0", O_RDWR);
-    struct tpm2 t = { .transmit = dev_transmit, .ctx = &fd };
+    struct tpm2 t = { .transmit = tpmdev_transmit, .ctx = &fd };
     if (fd < 0)
         return fprintf(stderr, "/dev/tpm0: %s\n", strerror(errno)), 2;
     if (argc == 2 && strcmp(argv[1], "seal") == 0)

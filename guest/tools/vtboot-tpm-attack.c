@@ -32,6 +32,7 @@
 
 #include "abi/tb_policy.h"
 #include "tpm/tpm2.h"
+#include "tpmdev.h"
 #include "tpm/tpm2_cmd.h"
 
 #define TPM2_CC_NV_UNDEFINE_SPACE 0x00000122u
@@ -39,23 +40,6 @@
 #define TPM2_CC_HIERARCHY_CHANGE_AUTH 0x00000129u
 #define TPM2_CC_NV_WRITE 0x00000137u
 #define POLICY_TYPE_OFFSET 1u            /* tb_policy_t: version, then policy_type */
-
-static int dev_transmit(void *ctx, const uint8_t *cmd, size_t cmd_len, uint8_t *rsp,
-                        size_t rsp_cap, size_t *rsp_len, char *err, size_t errlen)
-{
-    int fd = *(int *)ctx;
-    if (write(fd, cmd, cmd_len) != (ssize_t)cmd_len) {
-        snprintf(err, errlen, "/dev/tpm0 write: %s", strerror(errno));
-        return -1;
-    }
-    ssize_t n = read(fd, rsp, rsp_cap);
-    if (n < 0) {
-        snprintf(err, errlen, "/dev/tpm0 read: %s", strerror(errno));
-        return -1;
-    }
-    *rsp_len = (size_t)n;
-    return 0;
-}
 
 /* One command with the empty password on auth; its response code, or -1. */
 static int attempt(struct tpm2 *t, const char *name, uint32_t cc, uint32_t auth,
@@ -144,7 +128,7 @@ static int endorsement(struct tpm2 *t)
 int main(int argc, char **argv)
 {
     int fd = open("/dev/tpm0", O_RDWR);
-    struct tpm2 t = { .transmit = dev_transmit, .ctx = &fd };
+    struct tpm2 t = { .transmit = tpmdev_transmit, .ctx = &fd };
     if (fd < 0)
         return fprintf(stderr, "/dev/tpm0: %s\n", strerror(errno)), 2;
     if (argc == 2 && strcmp(argv[1], "policy") == 0)

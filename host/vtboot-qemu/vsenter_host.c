@@ -325,23 +325,6 @@ static void le_hex(uint64_t v, int bytes, char *out)
         sprintf(out + 2 * i, "%02x", (unsigned)(v & 0xff));
 }
 
-/* P<reg>=<value>: one register of the selected CPU */
-static int set_reg(struct vsenter_host *v, unsigned reg, uint64_t val, int bytes, char *err,
-                   size_t errsz)
-{
-    char cmd[48], reply[64];
-
-    snprintf(cmd, sizeof(cmd), "P%x=", reg);
-    le_hex(val, bytes, cmd + strlen(cmd));
-    if (gdbmux_cmd(v->gdb, cmd, reply, sizeof(reply), err, errsz) != 0)
-        return -1;
-    if (strcmp(reply, "OK")) {
-        snprintf(err, errsz, "gdbstub: %s answered '%s'", cmd, reply);
-        return -1;
-    }
-    return 0;
-}
-
 /* A gdbstub command that must answer OK. */
 static int gdb_ok(struct vsenter_host *v, const char *cmd, char *err, size_t errsz)
 {
@@ -354,6 +337,17 @@ static int gdb_ok(struct vsenter_host *v, const char *cmd, char *err, size_t err
         return -1;
     }
     return 0;
+}
+
+/* P<reg>=<value>: one register of the selected CPU */
+static int set_reg(struct vsenter_host *v, unsigned reg, uint64_t val, int bytes, char *err,
+                   size_t errsz)
+{
+    char cmd[48];
+
+    snprintf(cmd, sizeof(cmd), "P%x=", reg);
+    le_hex(val, bytes, cmd + strlen(cmd));
+    return gdb_ok(v, cmd, err, errsz);
 }
 
 /*
@@ -414,12 +408,8 @@ static int transfer(struct vsenter_host *v, const struct vs_entry *e, char *err,
     if (gdbmux_begin(v->gdb, err, errsz) != 0)
         goto out;
     snprintf(cmd, sizeof(cmd), "Hg%x", e->cpu + 1);
-    if (gdbmux_cmd(v->gdb, cmd, reply, sizeof(reply), err, errsz) != 0)
+    if (gdb_ok(v, cmd, err, errsz) != 0)
         goto out;
-    if (strcmp(reply, "OK")) {
-        snprintf(err, errsz, "gdbstub: %s answered '%s'", cmd, reply);
-        goto out;
-    }
     /* paging and long mode off before anything is loaded: descriptors are read through the
      * CPU's current translation (cpu_x86_get_descr_debug) */
     if (set_reg(v, GDB_EFER, 0, 8, err, errsz) || set_reg(v, GDB_CR4, 0, 8, err, errsz) ||
