@@ -237,6 +237,17 @@ char *tpmprov_owner_auth_path(const char *statedir)
     return xasprintf("%s/%s", statedir, TPMPROV_OWNER_AUTH);
 }
 
+
+/* a tpm2-tools NV command on index idx, authorized by the owner secret in the file owner */
+static void owner_nv_tool(struct strv *a, const char *tool, const char *idx, const char *owner)
+{
+    strv_add(a, tool);
+    strv_add(a, idx);
+    strv_add(a, "-C");
+    strv_add(a, "o");
+    strv_add(a, "-P");
+    strv_addf(a, "file:%s", owner);
+}
 int tpmprov_provision(const char *statedir, const char *workdir, uint32_t index,
                       const char *file, size_t size, bool fresh)
 {
@@ -300,34 +311,19 @@ int tpmprov_provision(const char *statedir, const char *workdir, uint32_t index,
                 goto out;
             if (listed(pv.out, index)) {
                 log_dbg("NV index %s exists: undefining it", idx);
-                strv_add(&a, "tpm2_nvundefine");
-                strv_add(&a, idx);
-                strv_add(&a, "-C");
-                strv_add(&a, "o");
-                strv_add(&a, "-P");
-                strv_addf(&a, "file:%s", owner);
+                owner_nv_tool(&a, "tpm2_nvundefine", idx, owner);
                 if ((rc = tool(&pv, &a)) != 0)
                     goto out;
             }
         }
-        strv_add(&a, "tpm2_nvdefine");
-        strv_add(&a, idx);
-        strv_add(&a, "-C");
-        strv_add(&a, "o");
-        strv_add(&a, "-P");
-        strv_addf(&a, "file:%s", owner);
+        owner_nv_tool(&a, "tpm2_nvdefine", idx, owner);
         strv_add(&a, "-s");
         strv_addf(&a, "%zu", size);
         strv_add(&a, "-a");
         strv_add(&a, TPMPROV_ATTRS);
         if ((rc = tool(&pv, &a)) != 0)
             goto out;
-        strv_add(&a, "tpm2_nvwrite");
-        strv_add(&a, idx);
-        strv_add(&a, "-C");
-        strv_add(&a, "o");
-        strv_add(&a, "-P");
-        strv_addf(&a, "file:%s", owner);
+        owner_nv_tool(&a, "tpm2_nvwrite", idx, owner);
         strv_add(&a, "-i");
         strv_add(&a, file);
         if ((rc = tool(&pv, &a)) != 0)
