@@ -12,7 +12,6 @@ import os
 import re
 import subprocess
 import tempfile
-from unittest import mock
 
 import pytest
 
@@ -273,9 +272,7 @@ class Guest:
 
 def predict_with_elf(modules, cmdline, elf, **kw):
     """vtb.predict with the MLE of this vtboot ELF (vtb's default is out/vtboot)."""
-    mle = vtb.mle_bytes
-    with mock.patch.object(vtb, "mle_bytes", lambda c: mle(c, elf)):
-        return vtb.predict(modules, cmdline, **kw)
+    return vtb.predict(modules, cmdline, elf_path=elf, **kw)
 
 
 @pytest.fixture

@@ -238,7 +238,8 @@ def test_changed_mle_byte_is_detected_through_grub():
     syms = vtb.elf_symbols()
 
     def change(i, gdb, qmp):
-        flip(gdb, syms["mle_entry"] + 64)
+        # code the resume does not run before it checks the seal (Linux calls it later)
+        flip(gdb, syms["shutdown_handler"] + 16)
 
     run = sleep_cycles(["--grub"], "vtboot.guest=s3 vtboot.s3=1", change)
     halted_with(run, r"the sealed key was created outside this launch \(PCR 17/18 at its creation "
