@@ -17,7 +17,10 @@
  * The host, with every CPU paused (QMP stop):
  *  1. Reads every CPU's state (HMP `info registers -a`). The launching CPU is the only one not
  *     halted; each other CPU must be halted with EFLAGS.IF = 0 (HLT, or wait-for-SIPI after
- *     INIT), so that nothing but an INIT, NMI or SMI from the launched CPU wakes it.
+ *     INIT). That alone does not keep it stopped: an NMI, SMI or INIT wakes a halted CPU, and
+ *     QEMU delivers an NMI even in wait-for-SIPI (to the real-mode IVT[2] handler). 1a keeps
+ *     every other source of those away, and step 5 leaves an INIT pending on each of these
+ *     CPUs, so that only the MLE's own SIPI starts them again.
  *     The launching CPU must be in protected mode with paging off (CR0.PE = 1, CR0.PG = 0,
  *     EFER.LMA = 0), not virtual-8086, not in SMM, at CPL 0, with EFLAGS.IF = 0, A20 enabled
  *     (with A20 masked, an entry point with address bit 20 set would fetch from 1 MiB lower),
