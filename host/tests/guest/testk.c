@@ -852,16 +852,22 @@ static void ipi(uint32_t lo)
         ;
 }
 
-/* the AP runs code (real mode, at AP_CODE), which sets AP_FLAG first */
-static void ap_start(const uint8_t *code, uint32_t n)
+/* INIT-SIPI-SIPI to the other CPUs: they start in real mode at AP_CODE */
+static void ap_init_sipi_sipi(void)
 {
-    memcpy((void *)AP_CODE, code, n);
-    mw8(AP_FLAG, 0);
     ipi(0x000c4500);                    /* INIT */
     delay(1000);
     ipi(0x000c4600 | AP_CODE >> 12);    /* SIPI */
     delay(200);
     ipi(0x000c4600 | AP_CODE >> 12);
+}
+
+/* the AP runs code (real mode, at AP_CODE), which sets AP_FLAG first */
+static void ap_start(const uint8_t *code, uint32_t n)
+{
+    memcpy((void *)AP_CODE, code, n);
+    mw8(AP_FLAG, 0);
+    ap_init_sipi_sipi();
     for (unsigned i = 0; i < 50000000u && !mr8(AP_FLAG); i++)
         ;
     print("TESTK: ap started: flag=%2x\n", mr8(AP_FLAG));
@@ -1040,11 +1046,7 @@ static void vs_from_ap(void)
     _Static_assert(AP_FLAG - AP_CODE == 0xff0, "AP_FLAG_OFF in entry.S");
     print("TESTK: request from CPU 1\n");
     mw8(AP_FLAG, 0);
-    ipi(0x000c4500);                    /* INIT */
-    delay(1000);
-    ipi(0x000c4600 | AP_CODE >> 12);    /* SIPI */
-    delay(200);
-    ipi(0x000c4600 | AP_CODE >> 12);
+    ap_init_sipi_sipi();
     mw8(AP_FLAG, 1);                    /* CPU 1 asks now: this CPU is halted before the host looks */
     for (;;)
         __asm__ volatile("cli; hlt");
