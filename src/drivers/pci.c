@@ -48,8 +48,9 @@ static void quiesce_fn(void *ctx, struct pci_fn f)
     (void)ctx;
 
     uint16_t command = (uint16_t)config_read(f.bus, f.dev, f.fn, PCI_COMMAND);
-    if (pci_command_quiesced(command) != command)
-        config_write(f.bus, f.dev, f.fn, PCI_COMMAND, pci_command_quiesced(command));
+    uint16_t quiet_command = pci_command_quiesced(command);
+    if (quiet_command != command)
+        config_write(f.bus, f.dev, f.fn, PCI_COMMAND, quiet_command);
     unsigned n = pci_walk_caps(walk_read, 0, f, caps);
     for (unsigned i = 0; i < n; i++) {
         uint32_t v = config_read(f.bus, f.dev, f.fn, caps[i].off);

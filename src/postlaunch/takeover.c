@@ -4,8 +4,7 @@
 #include "arch/x86/io.h"
 #include "arch/x86/segments.h"
 #include "drivers/apic.h"
-#include "drivers/ioapic.h"
-#include "drivers/pic.h"
+#include "drivers/interrupts.h"
 #include "drivers/timer.h"
 #include "drivers/warm_reset.h"
 #include "lib/phys.h"
@@ -33,9 +32,7 @@ void ap_checkin(uint32_t apic_id)
 
 void mle_take_over_platform(void)
 {
-    pic_mask_all();                 /* before the local APIC, as in prelaunch/quiesce.c */
-    ioapic_mask_all();
-    apic_take_over();
+    interrupts_mask_all();
     debug_regs_clear();
     warm_reset_disarm();
 }

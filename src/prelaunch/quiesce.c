@@ -4,9 +4,8 @@
 #include "arch/x86/io.h"
 #include "arch/x86/segments.h"
 #include "drivers/apic.h"
-#include "drivers/ioapic.h"
+#include "drivers/interrupts.h"
 #include "drivers/pci.h"
-#include "drivers/pic.h"
 #include "drivers/timer.h"
 #include "lib/phys.h"
 #include "lib/string.h"
@@ -21,12 +20,7 @@ static const uint8_t halt_loop16[] = { 0xfa, 0xf4, 0xeb, 0xfd };
 
 __attribute__((noinline)) void prelaunch_quiesce(void)
 {
-    /* the sources before the local APIC that receives them: QEMU clears a PIC interrupt it
-     * already signalled only while LINT0 still accepts it, and a stale one later comes in
-     * as vector -1 (a #GP) at the kernel's first STI */
-    pic_mask_all();
-    ioapic_mask_all();
-    apic_take_over();
+    interrupts_mask_all();
     unsigned functions = pci_quiesce_all();
     debug_regs_clear();
     /* QEMU acts on an INIT only when the halted CPU wakes for something else: until then its
