@@ -154,6 +154,23 @@ enum tb_policy_source tb_policy_source(const struct tb_policy_nv_read *r)
     return TB_POLICY_FROM_NV;
 }
 
+void tb_policy_nv_problem(const struct tb_policy_nv_read *r, const char *tpm_err,
+                          const char *parse_err, char *out, size_t n)
+{
+    if (r->public_rc)
+        fmt_snprintf(out, n, "policy: cannot tell whether NV index 0x%08x exists: %s",
+                     TB_POLICY_NV_INDEX_TPM2, tpm_err);
+    else if (r->attributes & TPMA_NV_PPWRITE)
+        fmt_snprintf(out, n, "policy: NV index 0x%08x is platform-writable (PPWRITE), "
+                     "not trusted", TB_POLICY_NV_INDEX_TPM2);
+    else if (r->read_rc)
+        fmt_snprintf(out, n, "policy: NV index 0x%08x exists but cannot be read: %s",
+                     TB_POLICY_NV_INDEX_TPM2, tpm_err);
+    else
+        fmt_snprintf(out, n, "policy in NV index 0x%08x is invalid: %s", TB_POLICY_NV_INDEX_TPM2,
+                     parse_err);
+}
+
 const char *tb_error_name(enum tb_error err)
 {
     static const char *const names[] = {

@@ -8,6 +8,7 @@
 #define TBOOT_POLICY_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "abi/tb_policy.h"
@@ -95,6 +96,18 @@ enum tb_policy_source {
  * policy: once the index exists, any failure to read or parse it halts, whatever type the
  * policy in it would have had; an index the platform can write (PPWRITE) is not trusted. */
 enum tb_policy_source tb_policy_source(const struct tb_policy_nv_read *r);
+/*
+ * Why an index whose source is TB_POLICY_HALT cannot be used, as the launch logs it (one line,
+ * no newline) into out (n bytes, always terminated if n > 0), from the first failing step:
+ *   "policy: cannot tell whether NV index 0x01200001 exists: <tpm_err>"
+ *   "policy: NV index 0x01200001 is platform-writable (PPWRITE), not trusted"
+ *   "policy: NV index 0x01200001 exists but cannot be read: <tpm_err>"
+ *   "policy in NV index 0x01200001 is invalid: <parse_err>"
+ * tpm_err: the TPM's reason for the failed NV_ReadPublic or NV_Read; parse_err:
+ * tb_policy_parse's. Only r's steps decide; a read that did not fail gives the last line.
+ */
+void tb_policy_nv_problem(const struct tb_policy_nv_read *r, const char *tpm_err,
+                          const char *parse_err, char *out, size_t n);
 const char *tb_error_name(enum tb_error err);
 const char *tb_action_name(enum tb_action act);
 

@@ -687,6 +687,48 @@ static void policy_source_fails_closed(void **state)
     assert_int_equal(tb_policy_source(&r), TB_POLICY_FROM_NV);
 }
 
+/* The reason line the launch logs before halting on an unusable index: the first failing
+ * step's, with the TPM's or the parser's reason. */
+static void policy_nv_problem(void **state)
+{
+    (void)state;
+    char out[256];
+    struct tb_policy_nv_read r = { .public_rc = 0x101 };
+    tb_policy_nv_problem(&r, "TPM_RC_FAILURE", "unused", out, sizeof(out));
+    assert_string_equal(out, "policy: cannot tell whether NV index 0x01200001 exists: "
+                             "TPM_RC_FAILURE");
+    /* a failed NV_ReadPublic decides even with every later field set */
+    r = (struct tb_policy_nv_read){ -1, TPMA_NV_PPWRITE, 0x921, -1 };
+    tb_policy_nv_problem(&r, "transport: timeout", "bad", out, sizeof(out));
+    assert_string_equal(out, "policy: cannot tell whether NV index 0x01200001 exists: "
+                             "transport: timeout");
+
+    r = (struct tb_policy_nv_read){ .attributes = TPMA_NV_PPWRITE | 0x00040000u };
+    tb_policy_nv_problem(&r, "unused", "unused", out, sizeof(out));
+    assert_string_equal(out, "policy: NV index 0x01200001 is platform-writable (PPWRITE), "
+                             "not trusted");
+    r = (struct tb_policy_nv_read){ 0, TPMA_NV_PPWRITE, 0x921, -1 };
+    tb_policy_nv_problem(&r, "unused", "unused", out, sizeof(out));
+    assert_string_equal(out, "policy: NV index 0x01200001 is platform-writable (PPWRITE), "
+                             "not trusted");
+
+    r = (struct tb_policy_nv_read){ .attributes = ~TPMA_NV_PPWRITE, .read_rc = 0x921 };
+    tb_policy_nv_problem(&r, "TPM_RC_LOCKOUT", "unused", out, sizeof(out));
+    assert_string_equal(out, "policy: NV index 0x01200001 exists but cannot be read: "
+                             "TPM_RC_LOCKOUT");
+    r = (struct tb_policy_nv_read){ .read_rc = -1, .parse_rc = -1 };
+    tb_policy_nv_problem(&r, "", "unused", out, sizeof(out));
+    assert_string_equal(out, "policy: NV index 0x01200001 exists but cannot be read: ");
+
+    r = (struct tb_policy_nv_read){ .parse_rc = -1 };
+    tb_policy_nv_problem(&r, "unused", "policy version 3, not 2", out, sizeof(out));
+    assert_string_equal(out, "policy in NV index 0x01200001 is invalid: policy version 3, not 2");
+    /* cut to the buffer, terminated */
+    char small[20];
+    tb_policy_nv_problem(&r, "unused", "x", small, sizeof(small));
+    assert_string_equal(small, "policy in NV index ");
+}
+
 int main(void)
 {
 #define P(fn) cmocka_unit_test_setup_teardown(fn, polgen_setup, polgen_teardown)
@@ -705,6 +747,7 @@ int main(void)
         cmocka_unit_test(action_map),
         cmocka_unit_test(names),
         cmocka_unit_test(policy_source_fails_closed),
+        cmocka_unit_test(policy_nv_problem),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
