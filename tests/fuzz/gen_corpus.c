@@ -605,6 +605,107 @@ static void pci_walk_seeds(void)
     out("pci_walk", "loops", buf, p.len);
 }
 
+/* s3state: the fuzz target's header (s3state_fuzz.c), then TPMS_CREATION_DATA as a seal in
+ * this launch records it: PCR 17/18 of SHA-256, locality 2, a SHA-256 parent name. */
+struct s3_seed {
+    uint8_t b[512];
+    size_t n;
+};
+
+static void s3_u8(struct s3_seed *t, uint8_t v)
+{
+    t->b[t->n++] = v;
+}
+
+static void s3_le16(struct s3_seed *t, uint16_t v)
+{
+    s3_u8(t, (uint8_t)v);
+    s3_u8(t, (uint8_t)(v >> 8));
+}
+
+static void s3_le32(struct s3_seed *t, uint32_t v)
+{
+    s3_le16(t, (uint16_t)v);
+    s3_le16(t, (uint16_t)(v >> 16));
+}
+
+static void s3_be16(struct s3_seed *t, uint16_t v)
+{
+    s3_u8(t, (uint8_t)(v >> 8));
+    s3_u8(t, (uint8_t)v);
+}
+
+static void s3_fill(struct s3_seed *t, uint8_t first, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        s3_u8(t, (uint8_t)(first + i));
+}
+
+static void s3_one(const char *name, uint8_t flags, uint32_t regions, uint32_t st_restart,
+                   uint32_t tpm_restart, uint8_t cre_locality, int cut)
+{
+    struct s3_seed t = { .n = 0 };
+    s3_u8(&t, flags);
+    s3_le32(&t, 0x53335456u);            /* magic, version, size (bit 0 sets them) */
+    s3_le32(&t, 2);
+    s3_le32(&t, 0);
+    s3_le32(&t, regions);
+    s3_le32(&t, 6);                      /* measurements */
+    s3_le32(&t, 8);                      /* ACPI tables */
+    s3_le32(&t, 36);                     /* RSDP */
+    s3_le32(&t, 1);                      /* the state's reset and restart counts */
+    s3_le32(&t, st_restart);
+    s3_le32(&t, 1);                      /* the TPM's */
+    s3_le32(&t, tpm_restart);
+    s3_le16(&t, 0x000b);                 /* seal bank SHA-256 */
+    s3_u8(&t, 2);                        /* launch locality */
+    s3_fill(&t, 0x10, 32);               /* PCR digest */
+    s3_u8(&t, 34);                       /* parent name: SHA-256 and a digest */
+    s3_u8(&t, 0x00);
+    s3_u8(&t, 0x0b);
+    s3_fill(&t, 0x52, 32);
+    size_t size_at = t.n;
+    s3_le16(&t, 0);
+    size_t start = t.n;
+    s3_be16(&t, 0);                      /* pcrSelect: one bank, SHA-256, PCR 17 and 18 */
+    s3_be16(&t, 1);
+    s3_be16(&t, 0x000b);
+    s3_u8(&t, 3);
+    s3_u8(&t, 0x00);
+    s3_u8(&t, 0x00);
+    s3_u8(&t, 0x06);
+    s3_be16(&t, 32);                     /* pcrDigest */
+    s3_fill(&t, 0x10, 32);
+    s3_u8(&t, cre_locality);
+    s3_be16(&t, 0x000b);                 /* parentNameAlg, parentName */
+    s3_be16(&t, 34);
+    s3_u8(&t, 0x00);
+    s3_u8(&t, 0x0b);
+    s3_fill(&t, 0x52, 32);
+    s3_be16(&t, 4);                      /* parentQualifiedName: TPM_RH_ENDORSEMENT */
+    s3_be16(&t, 0x4000);
+    s3_be16(&t, 0x000b);
+    s3_be16(&t, 32);                     /* outsideInfo: the state digest */
+    s3_fill(&t, 0xa0, 32);
+    size_t len = t.n - start;
+    t.b[size_at] = (uint8_t)(len + (cut ? 9 : 0));
+    t.b[size_at + 1] = (uint8_t)((len + (cut ? 9 : 0)) >> 8);
+    if (cut)
+        t.n -= 7;
+    out("s3state", name, t.b, t.n);
+}
+
+static void s3state_seeds(void)
+{
+    s3_one("resume", 0x3f, 3, 7, 5, 0x04, 0);             /* everything passes */
+    s3_one("resume-explicit", 0x03, 3, 7, 5, 0x04, 0);    /* the input's own expectations */
+    s3_one("not-ours", 0x00, 3, 7, 9, 0x04, 0);
+    s3_one("malformed", 0x3f, 33, 7, 5, 0x04, 0);
+    s3_one("replayed", 0x3d, 3, 7, 9, 0x04, 0);           /* an older suspend's state */
+    s3_one("locality", 0x2f, 3, 7, 5, 0x08, 0);
+    s3_one("creation-cut", 0x3f, 3, 7, 5, 0x04, 1);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -626,5 +727,6 @@ int main(int argc, char **argv)
     eventlog_seeds();
     integrity_seeds();
     pci_walk_seeds();
+    s3state_seeds();
     return 0;
 }
