@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "acpi/acpi.h"
 #include "crypto/hash.h"
+#include "lib/bytes.h"
 #include "lib/format.h"
 #include "lib/phys.h"
 #include "lib/string.h"
@@ -62,20 +63,6 @@ static const struct acpi_sdt_header *table_at(uint64_t addr, const char *sig)
     return h;
 }
 
-static uint32_t rd32(const uint8_t *t, uint32_t off)
-{
-    uint32_t v;
-    memcpy(&v, t + off, 4);
-    return v;
-}
-
-static uint64_t rd64(const uint8_t *t, uint32_t off)
-{
-    uint64_t v;
-    memcpy(&v, t + off, 8);
-    return v;
-}
-
 /* The 2.0 X_ GAS if the table has it and it is set, else an I/O GAS for the 1.0 port. */
 static struct acpi_gas pm_block(const uint8_t *fadt, uint32_t len, uint32_t x_off,
                                 uint32_t legacy_off, uint8_t legacy_len)
@@ -86,7 +73,8 @@ static struct acpi_gas pm_block(const uint8_t *fadt, uint32_t len, uint32_t x_of
         if (g.address)
             return g;
     }
-    g = (struct acpi_gas){ ACPI_GAS_IO, (uint8_t)(legacy_len * 8), 0, 0, rd32(fadt, legacy_off) };
+    g = (struct acpi_gas){ ACPI_GAS_IO, (uint8_t)(legacy_len * 8), 0, 0,
+                           load_le32(fadt + legacy_off) };
     if (!g.address)
         g.bit_width = 0;
     return g;
@@ -121,7 +109,7 @@ int acpi_read_platform(uint64_t rsdp_addr, struct acpi_platform *p, char *err, u
     uint32_t n = (root->length - (uint32_t)sizeof(*root)) / entry_size;
     for (uint32_t i = 0; i < n && !fadt_h; i++) {
         const uint8_t *e = (const uint8_t *)(root + 1) + i * entry_size;
-        uint64_t a = entry_size == 8 ? rd64(e, 0) : rd32(e, 0);
+        uint64_t a = entry_size == 8 ? load_le64(e) : load_le32(e);
         fadt_h = table_at(a, "FACP");
     }
     if (!fadt_h)
@@ -131,12 +119,12 @@ int acpi_read_platform(uint64_t rsdp_addr, struct acpi_platform *p, char *err, u
     if (len < FADT_V1_LEN)
         FAIL("ACPI: FADT is %u bytes, shorter than ACPI 1.0's 116", len);
 
-    p->fadt_flags = rd32(f, FADT_FLAGS);
-    p->facs = rd32(f, FADT_FIRMWARE_CTRL);
+    p->fadt_flags = load_le32(f + FADT_FLAGS);
+    p->facs = load_le32(f + FADT_FIRMWARE_CTRL);
     if (!p->facs && len >= FADT_X_FIRMWARE_CTRL + 8)
-        p->facs = rd64(f, FADT_X_FIRMWARE_CTRL);
-    p->dsdt = len >= FADT_X_DSDT + 8 && rd64(f, FADT_X_DSDT) ? rd64(f, FADT_X_DSDT)
-                                                             : rd32(f, FADT_DSDT);
+        p->facs = load_le64(f + FADT_X_FIRMWARE_CTRL);
+    p->dsdt = len >= FADT_X_DSDT + 8 && load_le64(f + FADT_X_DSDT) ? load_le64(f + FADT_X_DSDT)
+                                                                   : load_le32(f + FADT_DSDT);
     p->pm1a_evt = pm_block(f, len, FADT_X_PM1A_EVT_BLK, FADT_PM1A_EVT_BLK, f[FADT_PM1_EVT_LEN]);
     p->pm1b_evt = pm_block(f, len, FADT_X_PM1B_EVT_BLK, FADT_PM1B_EVT_BLK, f[FADT_PM1_EVT_LEN]);
     p->pm1a_cnt = pm_block(f, len, FADT_X_PM1A_CNT_BLK, FADT_PM1A_CNT_BLK, f[FADT_PM1_CNT_LEN]);
@@ -223,7 +211,7 @@ int acpi_digest_tables(uint64_t rsdp, struct acpi_digests *out, char *err, unsig
     if (!entries)
         FAIL("ACPI: the root table at 0x%llx cannot be read", (unsigned long long)root);
     for (uint32_t i = 0; i < n; i++) {
-        uint64_t a = entry_size == 8 ? rd64(entries, i * 8) : rd32(entries, i * 4);
+        uint64_t a = entry_size == 8 ? load_le64(entries + i * 8) : load_le32(entries + i * 4);
         uint32_t len = header_length(a);
         const struct acpi_sdt_header *h = len ? phys_map(a, sizeof(*h)) : 0;
         if (!h || digest_table(out, a, len, h->signature, err, errlen))
@@ -232,11 +220,11 @@ int acpi_digest_tables(uint64_t rsdp, struct acpi_digests *out, char *err, unsig
         if (memcmp(h->signature, "FACP", 4) || len < FADT_V1_LEN)
             continue;
         const uint8_t *f = phys_map(a, len);
-        uint64_t dsdt = len >= FADT_X_DSDT + 8 && rd64(f, FADT_X_DSDT) ? rd64(f, FADT_X_DSDT)
-                                                                        : rd32(f, FADT_DSDT);
-        uint64_t facs = rd32(f, FADT_FIRMWARE_CTRL);
+        uint64_t dsdt = len >= FADT_X_DSDT + 8 && load_le64(f + FADT_X_DSDT)
+                            ? load_le64(f + FADT_X_DSDT) : load_le32(f + FADT_DSDT);
+        uint64_t facs = load_le32(f + FADT_FIRMWARE_CTRL);
         if (!facs && len >= FADT_X_FIRMWARE_CTRL + 8)
-            facs = rd64(f, FADT_X_FIRMWARE_CTRL);
+            facs = load_le64(f + FADT_X_FIRMWARE_CTRL);
         uint32_t dsdt_len = header_length(dsdt);
         if (dsdt && (dsdt_len < sizeof(struct acpi_sdt_header) ||
                      digest_table(out, dsdt, dsdt_len, "DSDT", err, errlen)))

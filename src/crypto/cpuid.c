@@ -8,18 +8,7 @@
 #include "crypto/impl.h"
 
 #if CRYPTO_X86
-static void cpuid(uint32_t leaf, uint32_t sub, uint32_t r[4])
-{
-    __asm__ volatile("cpuid" : "=a"(r[0]), "=b"(r[1]), "=c"(r[2]), "=d"(r[3])
-                     : "a"(leaf), "c"(sub));
-}
-
-static uint64_t xgetbv0(void)
-{
-    uint32_t lo, hi;
-    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
-    return (uint64_t)hi << 32 | lo;
-}
+#include "arch/x86/cpuid.h"
 #endif
 
 void cpu_features_read(struct cpu_features *f, bool sse_enabled)

@@ -9,8 +9,8 @@
  */
 #include "crypto/poly1305.h"
 
-#include "crypto/bytes.h"
 #include "crypto/impl.h"
+#include "lib/bytes.h"
 #include "lib/string.h"
 
 /* The installed SIMD block function (crypto_set_impl); NULL: the portable code only. */

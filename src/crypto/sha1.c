@@ -2,8 +2,9 @@
 /* SHA-1, written from FIPS 180-4 §4.1.1, §4.2.1, §5.1.1, §5.3.1 and §6.1. */
 #include "crypto/sha1.h"
 
-#include "crypto/bytes.h"
+#include "crypto/rotate.h"
 #include "crypto/impl.h"
+#include "lib/bytes.h"
 #include "lib/string.h"
 
 /* The installed block function (crypto_set_impl); NULL: sha1_blocks_portable. */

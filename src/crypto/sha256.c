@@ -2,9 +2,10 @@
 /* SHA-256, written from FIPS 180-4 §4.1.2, §4.2.2, §5.1.1, §5.3.3 and §6.2. */
 #include "crypto/sha256.h"
 
-#include "crypto/bytes.h"
+#include "crypto/rotate.h"
 #include "crypto/impl.h"
 #include "crypto/sha2_k.h"
+#include "lib/bytes.h"
 #include "lib/string.h"
 
 /* The installed block function (crypto_set_impl); NULL: sha256_blocks_portable. */

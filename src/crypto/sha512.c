@@ -5,9 +5,10 @@
  */
 #include "crypto/sha512.h"
 
-#include "crypto/bytes.h"
+#include "crypto/rotate.h"
 #include "crypto/impl.h"
 #include "crypto/sha2_k.h"
+#include "lib/bytes.h"
 #include "lib/string.h"
 
 /* The installed block function (crypto_set_impl); NULL: sha512_blocks_portable. */

@@ -2,6 +2,8 @@
 /* CR0, CR4 and XCR0 for the SIMD crypto paths: see simd.h. 32-bit protected mode, ring 0. */
 #include "drivers/simd.h"
 
+#include "arch/x86/cpuid.h"
+
 static uint32_t read_cr0(void)
 {
     uint32_t v;
@@ -24,13 +26,6 @@ static void write_cr0(uint32_t v)
 static void write_cr4(uint32_t v)
 {
     __asm__ volatile("mov %0, %%cr4" : : "r"(v) : "memory");
-}
-
-static uint64_t xgetbv0(void)
-{
-    uint32_t lo, hi;
-    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
-    return (uint64_t)hi << 32 | lo;
 }
 
 static void xsetbv0(uint64_t v)

@@ -3,6 +3,7 @@
 #include "arch/x86/io.h"
 #include "drivers/timer.h"
 #include "drivers/tis.h"
+#include "lib/bytes.h"
 #include "lib/format.h"
 #include "lib/string.h"
 #include "log/printk.h"
@@ -209,7 +210,7 @@ int tis_transmit(void *ctx, const uint8_t *cmd, size_t cmd_len, uint8_t *rsp, si
         mmio_write32(reg(l, TIS_REG_STS), TIS_STS_COMMAND_CANCEL);
         FAIL_IDLE("TPM: no response within %u ms (command 0x%08x)",
                          TPM2_DURATION_LONG_MS,
-                         (uint32_t)cmd[6] << 24 | (uint32_t)cmd[7] << 16 | cmd[8] << 8 | cmd[9]);
+                         load_be32(cmd + 6));
     }
 
     /* A response that does not frame (a byte lost or added on the way) is read again from

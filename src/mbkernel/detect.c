@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "abi/bootparam.h"
 #include "abi/elf.h"
+#include "lib/bytes.h"
 #include "lib/format.h"
 #include "mbkernel/detect.h"
 
@@ -12,9 +13,7 @@ enum kernel_kind kernel_detect(const uint8_t *img, uint32_t size, char *err, uns
         img[3] == ELF_MAG3)
         return KERNEL_ELF;
     if (size >= HDRS_OFFSET + 4 &&
-        ((uint32_t)img[HDRS_OFFSET] | (uint32_t)img[HDRS_OFFSET + 1] << 8 |
-         (uint32_t)img[HDRS_OFFSET + 2] << 16 | (uint32_t)img[HDRS_OFFSET + 3] << 24) ==
-            SETUP_HDRS_MAGIC)
+        load_le32(img + HDRS_OFFSET) == SETUP_HDRS_MAGIC)
         return KERNEL_BZIMAGE;
     fmt_snprintf(err, errlen, "neither a Linux bzImage nor a multiboot ELF kernel (%u bytes): "
                  "no 'HdrS' setup header (not a bzImage), no ELF magic", size);

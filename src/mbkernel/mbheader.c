@@ -2,21 +2,12 @@
 #include "abi/multiboot1.h"
 #include "abi/multiboot2.h"
 #include "abi/multiboot_kernel.h"
+#include "lib/bytes.h"
 #include "lib/format.h"
 #include "lib/string.h"
 #include "mbkernel/mbheader.h"
 
 #define FAIL(...) do { fmt_snprintf(err, errlen, __VA_ARGS__); return -1; } while (0)
-
-static uint32_t le32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint16_t le16(const uint8_t *p)
-{
-    return (uint16_t)(p[0] | p[1] << 8);
-}
 
 static int scan_mb1(const uint8_t *img, uint32_t size, struct mb_kernel_header *h, char *err,
                     unsigned errlen)
@@ -24,8 +15,8 @@ static int scan_mb1(const uint8_t *img, uint32_t size, struct mb_kernel_header *
     uint32_t end = size < MBHDR_MB1_SEARCH ? size : MBHDR_MB1_SEARCH;
 
     for (uint32_t off = 0; off + 12 <= end; off += 4) {
-        uint32_t magic = le32(img + off), flags = le32(img + off + 4);
-        if (magic != MB1_HEADER_MAGIC || magic + flags + le32(img + off + 8) != 0)
+        uint32_t magic = load_le32(img + off), flags = load_le32(img + off + 4);
+        if (magic != MB1_HEADER_MAGIC || magic + flags + load_le32(img + off + 8) != 0)
             continue;
         h->mb1 = true;
         h->mb1_offset = off;
@@ -52,7 +43,7 @@ static int mb2_tag(const uint8_t *t, uint16_t type, bool required, uint32_t size
         if ((size - 8) % 4)
             FAIL("its multiboot2 information request tag has size %u", size);
         for (uint32_t o = 8; o < size; o += 4) {
-            uint32_t want = le32(t + o);
+            uint32_t want = load_le32(t + o);
             if (want < 32)
                 h->mb2_info_wanted |= 1u << want;
             if (!required)
@@ -67,7 +58,7 @@ static int mb2_tag(const uint8_t *t, uint16_t type, bool required, uint32_t size
         if (size < 12)
             FAIL("its multiboot2 entry address tag has size %u", size);
         h->mb2_entry_set = true;
-        h->mb2_entry = le32(t + 8);
+        h->mb2_entry = load_le32(t + 8);
         return 0;
     case MB2_HTAG_MODULE_ALIGN:      /* vtboot page-aligns every module anyway */
     case MB2_HTAG_RELOCATABLE:       /* loading at the linked address is always allowed */
@@ -103,8 +94,9 @@ static int scan_mb2(const uint8_t *img, uint32_t size, struct mb_kernel_header *
     uint32_t end = size < MBHDR_MB2_SEARCH ? size : MBHDR_MB2_SEARCH;
 
     for (uint32_t off = 0; off + 16 <= end; off += MB2_HEADER_ALIGN) {
-        uint32_t magic = le32(img + off), arch = le32(img + off + 4), len = le32(img + off + 8);
-        if (magic != MB2_HEADER_MAGIC || magic + arch + len + le32(img + off + 12) != 0)
+        uint32_t magic = load_le32(img + off), arch = load_le32(img + off + 4);
+        uint32_t len = load_le32(img + off + 8);
+        if (magic != MB2_HEADER_MAGIC || magic + arch + len + load_le32(img + off + 12) != 0)
             continue;
         h->mb2 = true;
         h->mb2_offset = off;
@@ -120,8 +112,8 @@ static int scan_mb2(const uint8_t *img, uint32_t size, struct mb_kernel_header *
             if (len - t < 8)
                 FAIL("its multiboot2 header tag at offset %u is truncated", t);
             const uint8_t *tag = img + off + t;
-            uint16_t type = le16(tag), flags = le16(tag + 2);
-            uint32_t tsize = le32(tag + 4);
+            uint16_t type = load_le16(tag), flags = load_le16(tag + 2);
+            uint32_t tsize = load_le32(tag + 4);
             if (tsize < 8 || tsize > len - t)
                 FAIL("its multiboot2 header tag type %u at offset %u has size %u", type, t,
                      tsize);

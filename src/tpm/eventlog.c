@@ -1,21 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "abi/tcg_eventlog.h"
+#include "lib/bytes.h"
 #include "lib/string.h"
 #include "tpm/eventlog.h"
-
-static void put_le32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-    p[2] = (uint8_t)(v >> 16);
-    p[3] = (uint8_t)(v >> 24);
-}
-
-static void put_le16(uint8_t *p, uint16_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-}
 
 int evlog_init(struct event_log *log, void *mem, uint32_t cap, const struct tpm_banks *banks)
 {
@@ -33,21 +20,21 @@ int evlog_init(struct event_log *log, void *mem, uint32_t cap, const struct tpm_
     memset(log->buf, 0, total);
 
     uint8_t *p = log->buf;
-    put_le32(p, 0);                          /* pcr_index */
-    put_le32(p + 4, EV_NO_ACTION);
-    put_le32(p + 28, spec_size);             /* digest[20] stays zero */
+    store_le32(p, 0);                          /* pcr_index */
+    store_le32(p + 4, EV_NO_ACTION);
+    store_le32(p + 28, spec_size);             /* digest[20] stays zero */
     p += sizeof(struct tcg_pcr_event);
     memcpy(p, TCG_SPEC_ID_SIGNATURE, sizeof(TCG_SPEC_ID_SIGNATURE));
-    put_le32(p + 16, TCG_SPEC_ID_PLATFORM_CLIENT);
+    store_le32(p + 16, TCG_SPEC_ID_PLATFORM_CLIENT);
     p[20] = TCG_SPEC_ID_VERSION_MINOR;
     p[21] = TCG_SPEC_ID_VERSION_MAJOR;
     p[22] = TCG_SPEC_ID_ERRATA;
     p[23] = TCG_SPEC_ID_UINTN_SIZE_64;
-    put_le32(p + 24, banks->count);
+    store_le32(p + 24, banks->count);
     p += sizeof(struct tcg_spec_id_header);
     for (unsigned i = 0; i < banks->count; i++, p += sizeof(struct tcg_spec_id_alg)) {
-        put_le16(p, banks->alg[i]);
-        put_le16(p + 2, (uint16_t)tpm_hash_size(banks->alg[i]));
+        store_le16(p, banks->alg[i]);
+        store_le16(p + 2, (uint16_t)tpm_hash_size(banks->alg[i]));
     }
     *p++ = sizeof(vendor);
     memcpy(p, vendor, sizeof(vendor));
@@ -71,17 +58,17 @@ int evlog_append(struct event_log *log, uint32_t pcr, uint32_t type,
         return -1;
 
     uint8_t *p = log->buf + log->used;
-    put_le32(p, pcr);
-    put_le32(p + 4, type);
-    put_le32(p + 8, digests->count);
+    store_le32(p, pcr);
+    store_le32(p + 4, type);
+    store_le32(p + 8, digests->count);
     p += sizeof(struct tcg_pcr_event2_head);
     for (unsigned i = 0; i < digests->count; i++) {
         unsigned n = tpm_hash_size(digests->d[i].alg);
-        put_le16(p, digests->d[i].alg);
+        store_le16(p, digests->d[i].alg);
         memcpy(p + 2, digests->d[i].bytes, n);
         p += 2 + n;
     }
-    put_le32(p, data_len);
+    store_le32(p, data_len);
     if (data_len)
         memcpy(p + 4, data, data_len);
     log->used += size + data_len;

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+#include "lib/bytes.h"
 #include "lib/string.h"
 #include "tpm/marshal.h"
 
@@ -28,25 +29,15 @@ void tw_u8(struct tpm_writer *w, uint8_t v)
 void tw_u16(struct tpm_writer *w, uint16_t v)
 {
     uint8_t *p = tw_room(w, 2);
-    if (p) {
-        p[0] = (uint8_t)(v >> 8);
-        p[1] = (uint8_t)v;
-    }
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)(v >> 24);
-    p[1] = (uint8_t)(v >> 16);
-    p[2] = (uint8_t)(v >> 8);
-    p[3] = (uint8_t)v;
+    if (p)
+        store_be16(p, v);
 }
 
 void tw_u32(struct tpm_writer *w, uint32_t v)
 {
     uint8_t *p = tw_room(w, 4);
     if (p)
-        put32(p, v);
+        store_be32(p, v);
 }
 
 void tw_bytes(struct tpm_writer *w, const void *src, size_t n)
@@ -68,7 +59,7 @@ void tw_patch_u32(struct tpm_writer *w, size_t at, uint32_t v)
         w->bad = true;
         return;
     }
-    put32(w->buf + at, v);
+    store_be32(w->buf + at, v);
 }
 
 void tr_init(struct tpm_reader *r, const uint8_t *buf, size_t len)
@@ -96,13 +87,13 @@ uint8_t tr_u8(struct tpm_reader *r)
 uint16_t tr_u16(struct tpm_reader *r)
 {
     const uint8_t *p = tr_bytes(r, 2);
-    return p ? (uint16_t)(p[0] << 8 | p[1]) : 0;
+    return p ? load_be16(p) : 0;
 }
 
 uint32_t tr_u32(struct tpm_reader *r)
 {
     const uint8_t *p = tr_bytes(r, 4);
-    return p ? (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3] : 0;
+    return p ? load_be32(p) : 0;
 }
 
 uint16_t tr_tpm2b(struct tpm_reader *r, uint8_t *out, size_t cap)

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+#include "lib/bytes.h"
 #include "lib/format.h"
 #include "lib/string.h"
 #include "tpm/marshal.h"
@@ -73,7 +74,7 @@ int tpm2_cmd_execute(struct tpm2 *t, struct tpm_writer *w, const char *name,
     tw_patch_u32(w, 2, (uint32_t)w->len);
     if (w->bad)
         FAIL("%s: command does not fit %u bytes", name, TPM2_BUFFER_MAX);
-    uint16_t tag = (uint16_t)(cmd_buf[0] << 8 | cmd_buf[1]);
+    uint16_t tag = load_be16(cmd_buf);
     do {
         if (t->transmit(t->ctx, cmd_buf, w->len, rsp_buf, sizeof(rsp_buf), &rlen, t->err,
                         sizeof(t->err)))
@@ -88,7 +89,7 @@ int tpm2_cmd_execute(struct tpm2 *t, struct tpm_writer *w, const char *name,
             FAIL("%s: response size field %u but %u bytes arrived", name, size, (unsigned)rlen);
     } while ((rc == TPM2_RC_RETRY || rc == TPM2_RC_YIELDED || rc == TPM2_RC_TESTING) &&
              ++tries < TPM2_MAX_RETRIES);
-    uint16_t rtag = (uint16_t)(rsp_buf[0] << 8 | rsp_buf[1]);
+    uint16_t rtag = load_be16(rsp_buf);
     if (rc != TPM2_RC_SUCCESS) {
         if (rlen != TPM2_HEADER_SIZE)
             FAIL("%s: error response 0x%x carries %u bytes", name, rc, (unsigned)rlen);

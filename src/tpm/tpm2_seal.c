@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "crypto/hash.h"
+#include "lib/bytes.h"
 #include "lib/format.h"
 #include "lib/string.h"
 #include "tpm/tpm2_cmd.h"
@@ -123,8 +124,7 @@ int tpm2_create_storage_primary_named(struct tpm2 *t, uint32_t *handle, uint8_t 
     tw_u16(&w, 0);
     if (!w.bad) {
         uint16_t n = (uint16_t)(w.len - at - 2);
-        w.buf[at] = (uint8_t)(n >> 8);
-        w.buf[at + 1] = (uint8_t)n;
+        store_be16(w.buf + at, n);
     }
     tw_u16(&w, 0);                   /* outsideInfo */
     tw_u32(&w, 0);                   /* creationPCR: none */

@@ -5,6 +5,8 @@
 
 #include <stdint.h>
 
+#include "arch/x86/cpuid.h"
+
 static inline void outb(uint16_t port, uint8_t v) { __asm__ __volatile__("outb %0, %1" : : "a"(v), "Nd"(port)); }
 static inline void outw(uint16_t port, uint16_t v) { __asm__ __volatile__("outw %0, %1" : : "a"(v), "Nd"(port)); }
 static inline void outl(uint16_t port, uint32_t v) { __asm__ __volatile__("outl %0, %1" : : "a"(v), "Nd"(port)); }
@@ -38,11 +40,6 @@ static inline void mmio_write16(uintptr_t a, uint16_t v) { *(volatile uint16_t *
 static inline void mmio_write32(uintptr_t a, uint32_t v) { *(volatile uint32_t *)a = v; }
 
 static inline void cpu_relax(void) { __asm__ __volatile__("pause" ::: "memory"); }
-
-static inline void cpuid(uint32_t leaf, uint32_t sub, uint32_t r[4])
-{
-    __asm__ __volatile__("cpuid" : "=a"(r[0]), "=b"(r[1]), "=c"(r[2]), "=d"(r[3]) : "a"(leaf), "c"(sub));
-}
 
 static inline uint64_t rdtsc(void)
 {
