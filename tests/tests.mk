@@ -41,6 +41,6 @@ bench: all $(BENCH_BIN)
 	@$(BENCH_BIN) --json $(OUT)/bench.json
 	@VTBOOT_OUT=$(OUT) /usr/bin/python3 tests/bench/boot_bench.py --json $(OUT)/bench.json
 
-$(BENCH_BIN): tests/bench/crypto_bench.c $(wildcard src/crypto/*.c src/crypto/*.h) src/lib/string.c
+$(BENCH_BIN): tests/bench/crypto_bench.c $(VTBOOT_CRYPTO_SRCS) $(wildcard src/crypto/*.h)
 	@mkdir -p $(@D)
-	$(CC) -std=gnu11 -O2 -Iinclude -Isrc $< $(wildcard src/crypto/*.c) src/lib/string.c -lcrypto -o $@
+	$(CC) -std=gnu11 -O2 -Iinclude -Isrc $< $(VTBOOT_CRYPTO_SRCS) -lcrypto -o $@

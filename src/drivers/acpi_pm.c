@@ -1,32 +1,28 @@
 /* SPDX-License-Identifier: MIT */
+#include "acpi/gas.h"
 #include "arch/x86/io.h"
 #include "drivers/acpi_pm.h"
 
-#define FOUR_GIB 0x100000000ull
-
 bool gas_read(const struct acpi_gas *g, uint32_t *v)
 {
-    if (!g->address)
+    if (!acpi_gas_usable(g))
         return false;
-    if (g->space_id == ACPI_GAS_IO && g->address <= 0xffff) {
+    if (g->space_id == ACPI_GAS_IO) {
         uint16_t port = (uint16_t)g->address;
         *v = g->bit_width == 8 ? inb(port) : g->bit_width == 32 ? inl(port) : inw(port);
-        return true;
-    }
-    if (g->space_id == ACPI_GAS_MEMORY && g->address < FOUR_GIB) {
+    } else {
         uintptr_t a = (uintptr_t)g->address;
         *v = g->bit_width == 8 ? mmio_read8(a) : g->bit_width == 32 ? mmio_read32(a)
                                                                      : mmio_read16(a);
-        return true;
     }
-    return false;
+    return true;
 }
 
 bool gas_write(const struct acpi_gas *g, uint32_t v)
 {
-    if (!g->address)
+    if (!acpi_gas_usable(g))
         return false;
-    if (g->space_id == ACPI_GAS_IO && g->address <= 0xffff) {
+    if (g->space_id == ACPI_GAS_IO) {
         uint16_t port = (uint16_t)g->address;
         if (g->bit_width == 8)
             outb(port, (uint8_t)v);
@@ -34,9 +30,7 @@ bool gas_write(const struct acpi_gas *g, uint32_t v)
             outl(port, v);
         else
             outw(port, (uint16_t)v);
-        return true;
-    }
-    if (g->space_id == ACPI_GAS_MEMORY && g->address < FOUR_GIB) {
+    } else {
         uintptr_t a = (uintptr_t)g->address;
         if (g->bit_width == 8)
             mmio_write8(a, (uint8_t)v);
@@ -44,9 +38,8 @@ bool gas_write(const struct acpi_gas *g, uint32_t v)
             mmio_write32(a, v);
         else
             mmio_write16(a, (uint16_t)v);
-        return true;
     }
-    return false;
+    return true;
 }
 
 void acpi_pm1_sleep(const struct acpi_gas *cnt_a, const struct acpi_gas *cnt_b, uint16_t val_a,
@@ -60,7 +53,7 @@ void acpi_pm1_sleep(const struct acpi_gas *cnt_a, const struct acpi_gas *cnt_b, 
         cpu_relax();
 }
 
-void platform_reset(const struct acpi_gas *reset_reg, uint8_t value)
+void acpi_pm_reset(const struct acpi_gas *reset_reg, uint8_t value)
 {
     if (reset_reg && reset_reg->address)
         gas_write(reset_reg, value);

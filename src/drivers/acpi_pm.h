@@ -8,7 +8,7 @@
 
 #include "abi/acpi.h"
 
-/* Reads/writes a GAS register (system I/O or memory, 8/16/32 bits). false if unsupported. */
+/* Reads/writes a GAS register; false, touching nothing, unless acpi_gas_usable (acpi/gas.h). */
 bool gas_read(const struct acpi_gas *g, uint32_t *v);
 bool gas_write(const struct acpi_gas *g, uint32_t v);
 
@@ -19,6 +19,6 @@ void acpi_pm1_sleep(const struct acpi_gas *cnt_a, const struct acpi_gas *cnt_b, 
 
 /* Resets the machine: the FADT reset register if given, then 0xcf9, then the keyboard
  * controller. Does not return. */
-__attribute__((noreturn)) void platform_reset(const struct acpi_gas *reset_reg, uint8_t value);
+__attribute__((noreturn)) void acpi_pm_reset(const struct acpi_gas *reset_reg, uint8_t value);
 
 #endif

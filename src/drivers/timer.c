@@ -54,11 +54,6 @@ uint64_t timer_tsc(void)
     return rdtsc();
 }
 
-uint64_t timer_tsc_mhz(void)
-{
-    return tsc_per_us;
-}
-
 void timer_mark_entry(void)
 {
     entry_tsc = rdtsc();

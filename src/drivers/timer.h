@@ -15,7 +15,6 @@ uint64_t timer_now_us(void);
 void timer_delay_us(uint32_t us);
 
 uint64_t timer_tsc(void);
-uint64_t timer_tsc_mhz(void);        /* the calibrated TSC rate, or 0 before timer_init */
 
 /* This half's entry (the first thing it does), and its log line once logging is up. */
 void timer_mark_entry(void);

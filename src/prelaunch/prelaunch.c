@@ -15,16 +15,18 @@
 #include "boot/handoff.h"
 #include "drivers/timer.h"
 #include "drivers/vsenter.h"
-#include "launch.h"
+#include "common/boot.h"
+#include "common/halt.h"
+#include "common/machine.h"
+#include "common/s3_platform.h"
 #include "layout.h"
 #include "lib/phys.h"
 #include "lib/string.h"
 #include "log/memlog.h"
 #include "log/printk.h"
-#include "main.h"
-#include "platform.h"
+#include "prelaunch/nolaunch.h"
 #include "prelaunch/quiesce.h"
-#include "s3.h"
+#include "tboot/s3rules.h"
 #include "tboot/s3state.h"
 
 void prelaunch_boot(uint32_t magic, uint32_t info) __attribute__((noreturn));
@@ -58,7 +60,7 @@ static void request_launch(const struct vtboot_options *opts)
            : r == VSENTER_REFUSED ? "the host refused: " : "the host did not answer",
            r == VSENTER_REFUSED ? reply : "");
     if (r == VSENTER_NO_ANSWER)
-        launch_cap_unconfirmed(opts);
+        nolaunch_cap_unconfirmed(opts);
 }
 
 void prelaunch_boot(uint32_t magic, uint32_t info)
@@ -75,23 +77,24 @@ void prelaunch_boot(uint32_t magic, uint32_t info)
     mle_cmdline_store(mle_cmdline, MLE_CMDLINE_SIZE, bi->cmdline);
     handoff_start(&handoff, HANDOFF_BOOT, magic, info);
     request_launch(boot_options());
-    boot_linux(magic, info, false);
+    nolaunch_decide(boot_prepare(magic, info));
+    boot_start();
 }
 
 void prelaunch_resume(void)
 {
     const struct s3_state *s = s3_state_area();
 
-    if (s->magic != S3_STATE_MAGIC || s->version != S3_STATE_VERSION || s->size != sizeof(*s))
-        platform_halt_silently();   /* not ours to resume: no console known either */
+    if (!s3_state_is_ours(s))
+        machine_stop_cpu();   /* not ours to resume: no console known either */
     boot_log_init(handoff.log, sizeof(handoff.log));
     apply_log_options(&s->opts);
     pr_info("S3 resume: the firmware entered the waking vector\n");
     s3_restore_chipset(s);
-    platform_init(s3_resume_rsdp(s));
+    machine_init(s3_resume_rsdp(s));
 
     mle_cmdline_store(mle_cmdline, MLE_CMDLINE_SIZE, s->cmdline);
     handoff_start(&handoff, HANDOFF_S3_RESUME, 0, 0);
     request_launch(&s->opts);
-    platform_halt("S3: no launch to resume in");
+    halt("S3: no launch to resume in");
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The other CPUs' check-in after the MLE starts them into its own code (arch/x86/ap_start.S):
+ * The other CPUs' check-in after the MLE starts them into its own code (mle/ap_start.S):
  * each counts itself on entry, records its APIC ID, and parks. The MLE goes on only if exactly
  * the CPUs the host named (EDX at the entry, the launching one included) checked in, each
  * once, none with the launching CPU's APIC ID.

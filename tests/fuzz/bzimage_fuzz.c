@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * bzimage_parse() on any image; an accepted one is then planned into a QEMU-like map and
- * given a zero page, as main.c does.
+ * given a zero page, as common/boot.c does.
  */
 #include "fuzz_common.h"
 

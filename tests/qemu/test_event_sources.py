@@ -37,7 +37,7 @@ MLE_LINE = re.compile(r"^measured launch: 4 extends into PCRs 17-19, event log a
 
 
 def checked_in(smp):
-    """The MLE's line once every other CPU ran its code and checked in (src/postlaunch)."""
+    """The MLE's line once every other CPU ran its code and checked in (src/mle)."""
     ids = " ".join(str(i) for i in range(1, smp)) or "none"
     return f"MLE: {smp - 1} other CPUs checked in (APIC IDs {ids}) and park under the MLE's IDT"
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Assembly shared by vtboot's entry points (prelaunch/head.S, postlaunch/entry.S and the ways
+/* Assembly shared by vtboot's entry points (prelaunch/head.S, mle/entry.S and the ways
  * in from Linux): flat data segments, and what every entry from outside does before C. */
 #ifndef ARCH_X86_ENTRY_H
 #define ARCH_X86_ENTRY_H

@@ -7,7 +7,8 @@
 #include "arch/x86/segments.h"
 #include "layout.h"
 #include "log/printk.h"
-#include "platform.h"
+#include "common/halt.h"
+#include "common/machine.h"
 
 struct exception_frame {
     uint32_t cr2;
@@ -62,7 +63,7 @@ void exception_handler(const struct exception_frame *f)
     if (f->eip >= sym_addr(ap_park) && f->eip < sym_addr(ap_park_end))
         cpu_halt_forever();
     if (nesting++)
-        platform_halt_silently();
+        machine_stop_cpu();
     printk_break_lock();
     const char *name = f->vector < NR_EXCEPTIONS && exception_names[f->vector]
                            ? exception_names[f->vector] : "reserved";
@@ -70,5 +71,5 @@ void exception_handler(const struct exception_frame *f)
            name, f->error, f->eip, f->cr2);
     pr_err("eax %08x ebx %08x ecx %08x edx %08x esi %08x edi %08x ebp %08x\n", f->eax, f->ebx,
            f->ecx, f->edx, f->esi, f->edi, f->ebp);
-    platform_halt("CPU exception in vtboot");
+    halt("CPU exception in vtboot");
 }

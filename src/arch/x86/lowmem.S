@@ -71,8 +71,6 @@ vtboot_gdt_descriptor:
 real_mode_idt:
     .word 0x3ff
     .long 0
-    .globl lowmem_real_target
-lowmem_real_target:
 real_target:                        /* far pointer: offset, segment (written by real_mode_jump) */
     .word 0, 0
 lowmem_end:

@@ -3,7 +3,7 @@
  * vtboot's MLE header (abi/mle.h) and command line area. The header sits right after the
  * multiboot headers, 16-byte aligned, so that tboot's lcp2_mlehash finds it; its offsets come
  * from the linker script (vtboot.ld). The MLE is the image from its first byte to _mle_end;
- * its entry point is postlaunch/entry.S's mle_entry.
+ * its entry point is mle/entry.S's mle_entry.
  */
 #include <stdint.h>
 

@@ -21,7 +21,7 @@
 #define LOW_SEL_CODE16 0x08              /* the low page's own GDT: base LOWMEM_BASE */
 #define LOW_SEL_DATA16 0x10              /* base 0 */
 
-/* The AP start page (arch/x86/ap_start.S), e820-reserved too: a SIPI enters a page's first
+/* The AP start page (mle/ap_start.S), e820-reserved too: a SIPI enters a page's first
  * byte in real mode, so the MLE copies its AP code here from its measured image. */
 #define AP_START_BASE 0x69000
 #define AP_START_SIZE 0x1000
