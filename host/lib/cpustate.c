@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "cpustate.h"
+#include "bytes.h"
 #include "abi/vsenter.h"
 #include "util.h"
 
@@ -327,15 +328,6 @@ int cpustate_launch_cpu(const struct cpu_set *s, char *err, size_t errsz)
     return run;
 }
 
-static uint64_t le64(const uint8_t *p)
-{
-    uint64_t v = 0;
-
-    for (int i = 7; i >= 0; i--)
-        v = v << 8 | p[i];
-    return v;
-}
-
 #define DESC_ACCESSED (1ull << 40)
 #define DESC_FLAT_CODE 0x00cf9b000000ffffull
 #define DESC_FLAT_DATA 0x00cf93000000ffffull
@@ -351,8 +343,8 @@ int cpustate_check_gdt(const struct cpu_state *c, uint64_t start, const uint8_t 
     if (b < start || e > start + len)
         return errorf(err, errsz, "CPU %d's GDT 0x%08llx-0x%08llx is outside the MLE", c->index,
                     (unsigned long long)b, (unsigned long long)e);
-    out->code = le64(mle + (b - start) + VSENTER_SEL_CODE);
-    out->data = le64(mle + (b - start) + VSENTER_SEL_DATA);
+    out->code = load_le64(mle + (b - start) + VSENTER_SEL_CODE);
+    out->data = load_le64(mle + (b - start) + VSENTER_SEL_DATA);
     if ((out->code | DESC_ACCESSED) != DESC_FLAT_CODE)
         return errorf(err, errsz, "GDT entry 0x%x is %016llx, not flat 32-bit ring-0 code",
                     VSENTER_SEL_CODE, (unsigned long long)out->code);

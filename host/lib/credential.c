@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "credential.h"
+#include "bytes.h"
 #include "tpmquote.h"
 #include "util.h"
 
@@ -8,14 +9,6 @@
 #include <openssl/rsa.h>
 #include <string.h>
 #include <tss2/tss2_mu.h>
-
-static void put_be32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)(v >> 24);
-    p[1] = (uint8_t)(v >> 16);
-    p[2] = (uint8_t)(v >> 8);
-    p[3] = (uint8_t)v;
-}
 
 int kdfa(uint16_t alg, const uint8_t *key, size_t keylen, const char *label, const uint8_t *u,
          size_t ulen, const uint8_t *v, size_t vlen, unsigned bits, uint8_t *out)
@@ -34,9 +27,9 @@ int kdfa(uint16_t alg, const uint8_t *key, size_t keylen, const char *label, con
         memcpy(in + 4 + llen, u, ulen);
     if (vlen)
         memcpy(in + 4 + llen + ulen, v, vlen);
-    put_be32(in + 4 + llen + ulen + vlen, bits);
+    store_be32(in + 4 + llen + ulen + vlen, bits);
     for (uint32_t i = 1; done < want; i++) {
-        put_be32(in, i);
+        store_be32(in, i);
         if (!HMAC(md, key, (int)keylen, in, inlen, blk, &n))
             return -1;
         memcpy(out + done, blk, want - done < n ? want - done : n);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "ctrlproxy.h"
+#include "bytes.h"
 #include "ev.h"
 #include "log.h"
 #include "sig.h"
@@ -213,7 +214,7 @@ static void relay_command(struct tpmrelay *r)
         r->malformed++;
         log_dbg("TPM data: a malformed command from QEMU (%zu bytes, tag 0x%02x%02x, size field "
                 "%u): passed to swtpm as it is", len, r->cmd[0], r->cmd[1],
-                tpmctrl_be32(r->cmd + 2));
+                load_be32(r->cmd + 2));
     }
     r->pending = true;
     r->pending_cc = cc;
@@ -285,7 +286,7 @@ static void relay_on_qemu(void *ctx, int fd, short revents)
 /* swtpm's answer is complete: pass it on whole */
 static void relay_answer(struct tpmrelay *r, size_t len)
 {
-    uint32_t rc = len >= 10 ? tpmctrl_be32(r->rsp + 6) : 0;
+    uint32_t rc = len >= 10 ? load_be32(r->rsp + 6) : 0;
 
     if (r->pending)
         log_dbg("TPM data: %s (0x%x), %zu bytes: answer 0x%x, %zu bytes",
@@ -328,7 +329,7 @@ static void relay_on_swtpm(void *ctx, int fd, short revents)
 
         if (r->rlen < TPM2_HEADER_SIZE && r->pending)
             break;              /* the header is still coming */
-        size = r->rlen >= TPM2_HEADER_SIZE ? tpmctrl_be32(r->rsp + 2) : 0;
+        size = r->rlen >= TPM2_HEADER_SIZE ? load_be32(r->rsp + 2) : 0;
         if (!r->pending || size < TPM2_HEADER_SIZE || size > sizeof(r->rsp)) {
             /* nobody asked, or no size we can frame by: pass on what is there */
             if (r->pending)
@@ -384,7 +385,7 @@ static void pump_requests(struct ctrlproxy *p)
     len = tpmctrl_request_len(p->qbuf, p->qlen);
     if (!len || len > p->qlen)
         return;
-    cmd = tpmctrl_be32(p->qbuf);
+    cmd = load_be32(p->qbuf);
     log_dbg("TPM ctrl: QEMU %s (%zu bytes%s)", tpmctrl_cmd_name(cmd), len,
             p->nfds ? ", with a descriptor" : "");
     if (cmd == CMD_SET_DATAFD && p->faults && p->nfds == 1) {
@@ -595,7 +596,7 @@ int ctrlproxy_inject(struct ctrlproxy *p, uint32_t cmd, const void *body, size_t
         return -1;
     }
     msg = xmalloc(4 + len);
-    tpmctrl_put32(msg, cmd);
+    store_be32(msg, cmd);
     if (len)
         memcpy(msg + 4, body, len);
     p->ours_pending = true;
@@ -617,7 +618,7 @@ int ctrlproxy_inject(struct ctrlproxy *p, uint32_t cmd, const void *body, size_t
         ctrlproxy_release(p);
         return -1;
     }
-    *result = tpmctrl_be32(p->ours);
+    *result = load_be32(p->ours);
     if (cmd != CMD_HASH_DATA || *result)
         log_dbg("TPM ctrl: injected %s (%zu bytes): result 0x%x", tpmctrl_cmd_name(cmd), 4 + len,
                 *result);

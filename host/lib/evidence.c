@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "evidence.h"
+#include "bytes.h"
 #include "util.h"
 
 #include <stdlib.h>
@@ -23,19 +24,6 @@ const char *evidence_type_name(unsigned type)
     return type > 0 && type < EVID_NR_TYPES ? names[type] : "unknown";
 }
 
-static uint32_t le32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static void put_le32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-    p[2] = (uint8_t)(v >> 16);
-    p[3] = (uint8_t)(v >> 24);
-}
-
 int evidence_parse(const uint8_t *buf, size_t len, struct evidence *ev, char *err, size_t errsz)
 {
     size_t off = EVIDENCE_HDR_SIZE;
@@ -49,18 +37,18 @@ int evidence_parse(const uint8_t *buf, size_t len, struct evidence *ev, char *er
                       EVIDENCE_MAGIC);
     if (len > EVIDENCE_MAX_SIZE)
         return errorf(err, errsz, "%zu bytes, more than %u", len, EVIDENCE_MAX_SIZE);
-    if (le32(buf + 8) != len)
+    if (load_le32(buf + 8) != len)
         return errorf(err, errsz, "the header says %u bytes, the file has %zu (truncated or "
-                      "extended)", le32(buf + 8), len);
+                      "extended)", load_le32(buf + 8), len);
     while (off < len) {
         unsigned type, reserved;
         uint32_t rlen;
 
         if (len - off < 8)
             return errorf(err, errsz, "record header at byte %zu is truncated", off);
-        type = (unsigned)(buf[off] | buf[off + 1] << 8);
-        reserved = (unsigned)(buf[off + 2] | buf[off + 3] << 8);
-        rlen = le32(buf + off + 4);
+        type = load_le16(buf + off);
+        reserved = load_le16(buf + off + 2);
+        rlen = load_le32(buf + off + 4);
         if (type == 0 || type >= EVID_NR_TYPES)
             return errorf(err, errsz, "record at byte %zu has the unknown type %u", off, type);
         if (reserved)
@@ -91,15 +79,14 @@ uint8_t *evidence_build(const struct evidence *ev, size_t *len)
         return NULL;
     buf = xmalloc(total);
     memcpy(buf, EVIDENCE_MAGIC, 8);
-    put_le32(buf + 8, (uint32_t)total);
+    store_le32(buf + 8, (uint32_t)total);
     off = EVIDENCE_HDR_SIZE;
     for (unsigned t = 1; t < EVID_NR_TYPES; t++) {
         if (!ev->rec[t].data)
             continue;
-        buf[off] = (uint8_t)t;
-        buf[off + 1] = (uint8_t)(t >> 8);
-        buf[off + 2] = buf[off + 3] = 0;
-        put_le32(buf + off + 4, (uint32_t)ev->rec[t].len);
+        store_le16(buf + off, (uint16_t)t);
+        store_le16(buf + off + 2, 0);
+        store_le32(buf + off + 4, (uint32_t)ev->rec[t].len);
         memcpy(buf + off + 8, ev->rec[t].data, ev->rec[t].len);
         off += 8 + ev->rec[t].len;
     }

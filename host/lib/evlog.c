@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "evlog.h"
+#include "bytes.h"
 #include "util.h"
 
 #include "abi/tcg_eventlog.h"
@@ -7,16 +8,6 @@
 
 #include <openssl/evp.h>
 #include <string.h>
-
-static uint32_t le32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint16_t le16(const uint8_t *p)
-{
-    return (uint16_t)(p[0] | p[1] << 8);
-}
 
 int evlog_alg_index(const struct evlog *log, uint16_t alg)
 {
@@ -38,10 +29,10 @@ int evlog_parse(const uint8_t *buf, size_t len, struct evlog *log, char *err, si
     if (len < sizeof(struct tcg_pcr_event))
         return errorf(err, errsz, "event log of %zu bytes, shorter than its %zu-byte header",
                       len, sizeof(struct tcg_pcr_event));
-    if (le32(buf) != 0 || le32(buf + 4) != EV_NO_ACTION || memcmp(buf + 8, zero, 20))
+    if (load_le32(buf) != 0 || load_le32(buf + 4) != EV_NO_ACTION || memcmp(buf + 8, zero, 20))
         return errorf(err, errsz, "the first record is not a Spec ID event (PCR 0, "
                       "EV_NO_ACTION, zero digest)");
-    spec_size = le32(buf + 28);
+    spec_size = load_le32(buf + 28);
     off = sizeof(struct tcg_pcr_event);
     if (spec_size > len - off || spec_size < sizeof(struct tcg_spec_id_header))
         return errorf(err, errsz, "the Spec ID event's size %u does not fit the log", spec_size);
@@ -49,7 +40,7 @@ int evlog_parse(const uint8_t *buf, size_t len, struct evlog *log, char *err, si
     if (memcmp(buf + off, TCG_SPEC_ID_SIGNATURE, sizeof(TCG_SPEC_ID_SIGNATURE)))
         return errorf(err, errsz, "the header is not a \"Spec ID Event03\" (not a crypto-agile "
                       "log)");
-    log->nalgs = le32(buf + off + 24);
+    log->nalgs = load_le32(buf + off + 24);
     if (log->nalgs == 0 || log->nalgs > EVLOG_MAX_ALGS)
         return errorf(err, errsz, "the Spec ID event names %u algorithms (1 to %d)", log->nalgs,
                       EVLOG_MAX_ALGS);
@@ -57,8 +48,8 @@ int evlog_parse(const uint8_t *buf, size_t len, struct evlog *log, char *err, si
     if ((size_t)log->nalgs * 4 + 1 > spec_end - off)
         return errorf(err, errsz, "the Spec ID event's algorithm list does not fit it");
     for (unsigned i = 0; i < log->nalgs; i++, off += 4) {
-        log->alg[i] = le16(buf + off);
-        log->size[i] = le16(buf + off + 2);
+        log->alg[i] = load_le16(buf + off);
+        log->size[i] = load_le16(buf + off + 2);
         if (log->size[i] == 0 || log->size[i] > EVLOG_MAX_DIGEST)
             return errorf(err, errsz, "algorithm 0x%04x has a digest size of %u bytes",
                           log->alg[i], log->size[i]);
@@ -86,9 +77,9 @@ int evlog_parse(const uint8_t *buf, size_t len, struct evlog *log, char *err, si
         if (len - off < 12)
             return errorf(err, errsz, "event %u at byte %zu: truncated header", log->nevents + 1,
                           start);
-        e->pcr = le32(buf + off);
-        e->type = le32(buf + off + 4);
-        count = le32(buf + off + 8);
+        e->pcr = load_le32(buf + off);
+        e->type = load_le32(buf + off + 4);
+        count = load_le32(buf + off + 8);
         off += 12;
         if (e->pcr > 23)
             return errorf(err, errsz, "event %u at byte %zu: PCR %u", log->nevents + 1, start,
@@ -102,11 +93,11 @@ int evlog_parse(const uint8_t *buf, size_t len, struct evlog *log, char *err, si
             if (len - off < 2)
                 return errorf(err, errsz, "event %u at byte %zu: truncated digest",
                               log->nevents + 1, start);
-            k = evlog_alg_index(log, le16(buf + off));
+            k = evlog_alg_index(log, load_le16(buf + off));
             if (k < 0)
                 return errorf(err, errsz, "event %u at byte %zu: a digest of algorithm 0x%04x, "
                               "which the header does not name", log->nevents + 1, start,
-                              le16(buf + off));
+                              load_le16(buf + off));
             if (e->digest[k])
                 return errorf(err, errsz, "event %u at byte %zu: two digests of algorithm "
                               "0x%04x", log->nevents + 1, start, log->alg[k]);
@@ -120,7 +111,7 @@ int evlog_parse(const uint8_t *buf, size_t len, struct evlog *log, char *err, si
         if (len - off < 4)
             return errorf(err, errsz, "event %u at byte %zu: truncated event size",
                           log->nevents + 1, start);
-        e->data_len = le32(buf + off);
+        e->data_len = load_le32(buf + off);
         off += 4;
         if (e->data_len > len - off)
             return errorf(err, errsz, "event %u at byte %zu: its %u data bytes run past the end "

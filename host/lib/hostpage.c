@@ -1,22 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 #include "hostpage.h"
+#include "bytes.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-
-static uint32_t rd32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static void wr32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-    p[2] = (uint8_t)(v >> 16);
-    p[3] = (uint8_t)(v >> 24);
-}
 
 static int fail(char *err, size_t errsz, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -77,14 +65,14 @@ size_t hostpage_build(uint8_t *page, size_t cap, const struct hostpage_item *ite
         if (cap - at < HOSTPAGE_ENTRY_HDR || cap - at - HOSTPAGE_ENTRY_HDR < items[i].size)
             return 0;
         memcpy(page + at, field, HOSTPAGE_NAME_MAX);
-        wr32(page + at + 24, items[i].size);
+        store_le32(page + at + 24, items[i].size);
         if (items[i].size)
             memcpy(page + at + HOSTPAGE_ENTRY_HDR, items[i].data, items[i].size);
         at += HOSTPAGE_ENTRY_HDR + items[i].size;
     }
     memcpy(page, HOSTPAGE_MAGIC, 8);
-    wr32(page + 8, (uint32_t)at);
-    wr32(page + 12, n);
+    store_le32(page + 8, (uint32_t)at);
+    store_le32(page + 12, n);
     return at;
 }
 
@@ -100,8 +88,8 @@ int hostpage_parse(const uint8_t *page, size_t len, struct hostpage_item *items,
                     HOSTPAGE_HDR);
     if (memcmp(page, HOSTPAGE_MAGIC, 8))
         return fail(err, errsz, "not a vtboot host page (no \"" HOSTPAGE_MAGIC "\" magic)");
-    used = rd32(page + 8);
-    count = rd32(page + 12);
+    used = load_le32(page + 8);
+    count = load_le32(page + 12);
     if (used < HOSTPAGE_HDR || used > len)
         return fail(err, errsz, "the page says it uses %u bytes, outside %u..%zu", used,
                     HOSTPAGE_HDR, len);
@@ -122,8 +110,8 @@ int hostpage_parse(const uint8_t *page, size_t len, struct hostpage_item *items,
                 return fail(err, errsz, "item %u: %s (0x%02x)", i, why, bad);
             return fail(err, errsz, "item %u: %s", i, why);
         }
-        size = rd32(e + 24);
-        reserved = rd32(e + 28);
+        size = load_le32(e + 24);
+        reserved = load_le32(e + 28);
         if (reserved)
             return fail(err, errsz, "item %u (%s): its reserved field is 0x%x, not 0", i,
                         (const char *)e, reserved);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "tpmctrl.h"
+#include "bytes.h"
 
 size_t tpmctrl_request_len(const uint8_t *buf, size_t have)
 {
@@ -7,7 +8,7 @@ size_t tpmctrl_request_len(const uint8_t *buf, size_t have)
 
     if (have < 4)
         return 0;
-    cmd = tpmctrl_be32(buf);
+    cmd = load_be32(buf);
     switch (cmd) {
     case CMD_INIT:
     case CMD_SET_LOCALITY:
@@ -22,11 +23,11 @@ size_t tpmctrl_request_len(const uint8_t *buf, size_t have)
     case CMD_SET_STATEBLOB:
         if (have < 4 + 12)
             return 0;
-        return 4 + 12 + (size_t)tpmctrl_be32(buf + 4 + 8);
+        return 4 + 12 + (size_t)load_be32(buf + 4 + 8);
     case CMD_HASH_DATA:
         if (have < 8)
             return 0;
-        return 8 + (size_t)tpmctrl_be32(buf + 4);
+        return 8 + (size_t)load_be32(buf + 4);
     default:
         /* GET_CAPABILITY, SHUTDOWN, GET_TPMESTABLISHED, HASH_START/END, CANCEL,
          * STORE_VOLATILE, STOP, GET_CONFIG, SET_DATAFD and unknown ones: no body */
@@ -47,11 +48,11 @@ size_t tpmctrl_response_len(uint32_t cmd, const uint8_t *buf, size_t have)
         /* {res, flags, totlength, length} then the blob (QEMU reads totlength more) */
         if (have < 16)
             return 0;
-        return 16 + (size_t)tpmctrl_be32(buf + 8);
+        return 16 + (size_t)load_be32(buf + 8);
     case CMD_GET_INFO:
         if (have < 12)
             return 0;
-        return 12 + (size_t)tpmctrl_be32(buf + 8);
+        return 12 + (size_t)load_be32(buf + 8);
     default:
         return 4;
     }

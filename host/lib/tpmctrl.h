@@ -49,19 +49,6 @@ enum {
 #define TPMCTRL_IOERROR 0x1fu
 #define TPMCTRL_BAD_LOCALITY 0x3du
 
-static inline uint32_t tpmctrl_be32(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static inline void tpmctrl_put32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)(v >> 24);
-    p[1] = (uint8_t)(v >> 16);
-    p[2] = (uint8_t)(v >> 8);
-    p[3] = (uint8_t)v;
-}
-
 /*
  * Framing of QEMU's requests: how many bytes the request that starts at buf (have bytes so
  * far) has in all, as QEMU writes it; 0 if more bytes are needed to tell.

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "tpmfault.h"
+#include "bytes.h"
 #include "util.h"
 
 #include "abi/tpm2.h"
@@ -249,11 +250,11 @@ int tpmfault_command(const uint8_t *buf, size_t len, uint32_t *cc)
 
     if (len < TPM2_HEADER_SIZE)
         return 0;
-    tag = (uint32_t)buf[0] << 8 | buf[1];
-    size = (uint32_t)buf[2] << 24 | (uint32_t)buf[3] << 16 | (uint32_t)buf[4] << 8 | buf[5];
+    tag = load_be16(buf);
+    size = load_be32(buf + 2);
     if ((tag != TPM2_ST_NO_SESSIONS && tag != TPM2_ST_SESSIONS) || size != len)
         return 0;
-    *cc = (uint32_t)buf[6] << 24 | (uint32_t)buf[7] << 16 | (uint32_t)buf[8] << 8 | buf[9];
+    *cc = load_be32(buf + 6);
     return 1;
 }
 
@@ -261,8 +262,7 @@ bool tpmfault_first_handle(const uint8_t *buf, size_t len, uint32_t *handle)
 {
     if (len < TPM2_HEADER_SIZE + 4)
         return false;
-    *handle = (uint32_t)buf[10] << 24 | (uint32_t)buf[11] << 16 | (uint32_t)buf[12] << 8 |
-              buf[13];
+    *handle = load_be32(buf + 10);
     return true;
 }
 
@@ -303,12 +303,7 @@ bool tpmfault_check(struct tpmfault_set *s, uint32_t cc, const uint32_t *handle,
 
 void tpmfault_response(uint8_t out[TPMFAULT_RESPONSE_SIZE], uint32_t rc)
 {
-    out[0] = (uint8_t)(TPM2_ST_NO_SESSIONS >> 8);
-    out[1] = (uint8_t)TPM2_ST_NO_SESSIONS;
-    out[2] = out[3] = out[4] = 0;
-    out[5] = TPMFAULT_RESPONSE_SIZE;
-    out[6] = (uint8_t)(rc >> 24);
-    out[7] = (uint8_t)(rc >> 16);
-    out[8] = (uint8_t)(rc >> 8);
-    out[9] = (uint8_t)rc;
+    store_be16(out, TPM2_ST_NO_SESSIONS);
+    store_be32(out + 2, TPMFAULT_RESPONSE_SIZE);
+    store_be32(out + 6, rc);
 }

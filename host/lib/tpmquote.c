@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "tpmquote.h"
+#include "bytes.h"
 #include "util.h"
 
 #include <openssl/core_names.h>
@@ -226,8 +227,7 @@ int public_name(const TPMT_PUBLIC *pub, uint8_t *name, size_t *len)
 
     if (!md || Tss2_MU_TPMT_PUBLIC_Marshal(pub, buf, sizeof(buf), &off) != TSS2_RC_SUCCESS)
         return -1;
-    name[0] = (uint8_t)(pub->nameAlg >> 8);
-    name[1] = (uint8_t)pub->nameAlg;
+    store_be16(name, pub->nameAlg);
     if (!EVP_Digest(buf, off, name + 2, &n, md, NULL))
         return -1;
     *len = 2 + n;

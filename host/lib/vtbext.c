@@ -1,22 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 #include "vtbext.h"
+#include "bytes.h"
 #include "util.h"
 
 #include "abi/vtboot_ext.h"
 
 #include <string.h>
 
-static uint32_t le32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 int vtbext_tboot_addr(const uint8_t *bp, size_t len, uint64_t *addr, char *err, size_t errsz)
 {
     if (len < VTBEXT_BP_TBOOT_ADDR + 8)
         return errorf(err, errsz, "boot_params of %zu bytes has no tboot_addr", len);
-    *addr = (uint64_t)le32(bp + VTBEXT_BP_TBOOT_ADDR) |
-            (uint64_t)le32(bp + VTBEXT_BP_TBOOT_ADDR + 4) << 32;
+    *addr = (uint64_t)load_le32(bp + VTBEXT_BP_TBOOT_ADDR) |
+            (uint64_t)load_le32(bp + VTBEXT_BP_TBOOT_ADDR + 4) << 32;
     if (*addr == 0)
         return errorf(err, errsz, "boot_params.tboot_addr is 0: the kernel was not started by "
                       "tboot or vtboot");
@@ -38,12 +34,12 @@ int vtbext_parse(const uint8_t *blk, size_t len, struct vtbext *out, char *err, 
     if (memcmp(blk, uuid, 16))
         return errorf(err, errsz, "no vtboot block at offset 0x%x of the shared page (its UUID "
                       "is missing)", VTBOOT_EXT_OFFSET);
-    out->version = le32(blk + offsetof(struct vtboot_ext, version));
-    size = le32(blk + offsetof(struct vtboot_ext, size));
-    out->flags = le32(blk + offsetof(struct vtboot_ext, flags));
-    out->evtlog_addr = le32(blk + offsetof(struct vtboot_ext, evtlog_addr));
-    out->evtlog_size = le32(blk + offsetof(struct vtboot_ext, evtlog_size));
-    out->evtlog_used = le32(blk + offsetof(struct vtboot_ext, evtlog_used));
+    out->version = load_le32(blk + offsetof(struct vtboot_ext, version));
+    size = load_le32(blk + offsetof(struct vtboot_ext, size));
+    out->flags = load_le32(blk + offsetof(struct vtboot_ext, flags));
+    out->evtlog_addr = load_le32(blk + offsetof(struct vtboot_ext, evtlog_addr));
+    out->evtlog_size = load_le32(blk + offsetof(struct vtboot_ext, evtlog_size));
+    out->evtlog_used = load_le32(blk + offsetof(struct vtboot_ext, evtlog_used));
     if (out->version < VTBOOT_EXT_VERSION || size != sizeof(struct vtboot_ext))
         return errorf(err, errsz, "vtboot's block has version %u and size %u (version %u, size "
                       "%zu)", out->version, size, VTBOOT_EXT_VERSION, sizeof(struct vtboot_ext));

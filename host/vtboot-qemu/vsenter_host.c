@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "vsenter_host.h"
+#include "bytes.h"
 #include "cpustate.h"
 #include "ev.h"
 #include "json.h"
@@ -101,7 +102,7 @@ static int drtm_hash(struct vsenter_host *v, const uint8_t *data, size_t len, ch
     for (size_t off = 0; off < len; off += TPMCTRL_HASH_CHUNK) {
         size_t n = len - off < TPMCTRL_HASH_CHUNK ? len - off : TPMCTRL_HASH_CHUNK;
 
-        tpmctrl_put32(chunk, (uint32_t)n);
+        store_be32(chunk, (uint32_t)n);
         memcpy(chunk + 4, data + off, n);
         if (ctrlproxy_inject(&v->proxy, CMD_HASH_DATA, chunk, 4 + n, &res, TPM_TIMEOUT_MS, err,
                              errsz))

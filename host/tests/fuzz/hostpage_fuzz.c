@@ -8,16 +8,12 @@
  * parse (found, not found, malformed); every refusal has a reason.
  */
 #include "hostpage.h"
+#include "bytes.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "fuzz_check.h"
-
-static uint32_t rd32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -46,9 +42,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     } else {
         uint32_t at = HOSTPAGE_HDR;
 
-        used = rd32(page + 8);
+        used = load_le32(page + 8);
         check(!memcmp(page, HOSTPAGE_MAGIC, 8) && used >= HOSTPAGE_HDR && used <= len);
-        check(n == rd32(page + 12) && n <= max && n <= HOSTPAGE_MAX_ITEMS);
+        check(n == load_le32(page + 12) && n <= max && n <= HOSTPAGE_MAX_ITEMS);
         for (unsigned i = 0; i < n; i++) {
             size_t nl = strnlen(items[i].name, HOSTPAGE_NAME_MAX);
 

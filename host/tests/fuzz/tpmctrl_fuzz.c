@@ -8,6 +8,7 @@
  * that cover it exactly; the names stay in their table.
  */
 #include "tpmctrl.h"
+#include "bytes.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -65,7 +66,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                            : tpmctrl_request_len(copy, left)) == want);
         free(copy);
         if (!(data[0] & 1))
-            cmd = tpmctrl_be32(p);      /* the answers that follow are to this request */
+            cmd = load_be32(p);      /* the answers that follow are to this request */
         if (want > left)
             break;
         off += want;

@@ -10,6 +10,7 @@
  * the rc of the first spec whose occurrence it is, else of the first "every" spec.
  */
 #include "tpmfault.h"
+#include "bytes.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -89,7 +90,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     /* the commands */
     while (off + 2 <= size) {
-        size_t len = (size_t)data[off] << 8 | data[off + 1];
+        size_t len = load_be16(data + off);
         uint8_t *cmd;
         uint32_t cc = 0, handle = 0, rc = 0, nth = 0, want_rc = 0, want_nth = 0;
         bool has_h, fault, want = false;
@@ -103,13 +104,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         off += len;
         if (!tpmfault_command(cmd, len, &cc)) {
             check(len < 10 || (cmd[0] != 0x80 || (cmd[1] != 1 && cmd[1] != 2)) ||
-                  ((uint32_t)cmd[2] << 24 | (uint32_t)cmd[3] << 16 | (uint32_t)cmd[4] << 8 |
-                   cmd[5]) != len);
+                  load_be32(cmd + 2) != len);
             free(cmd);
             continue;
         }
-        check(len >= 10 && cc == ((uint32_t)cmd[6] << 24 | (uint32_t)cmd[7] << 16 |
-                                  (uint32_t)cmd[8] << 8 | cmd[9]));
+        check(len >= 10 && cc == load_be32(cmd + 6));
         has_h = tpmfault_first_handle(cmd, len, &handle);
         check(has_h == (len >= 14));
         for (int i = 0; i < nm; i++) {
@@ -145,8 +144,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
             tpmfault_response(ans, rc);
             check(ans[0] == 0x80 && ans[1] == 1 && ans[5] == 10 && !ans[2] && !ans[3] && !ans[4]);
-            check(((uint32_t)ans[6] << 24 | (uint32_t)ans[7] << 16 | (uint32_t)ans[8] << 8 |
-                   ans[9]) == rc);
+            check(load_be32(ans + 6) == rc);
         }
         free(cmd);
     }

@@ -9,6 +9,7 @@
  * usage: host-unit-attest [DATA-DIR]   (default host/tests/unit/data/attest)
  */
 #include "credential.h"
+#include "bytes.h"
 #include "evidence.h"
 #include "evlog.h"
 #include "tpmquote.h"
@@ -117,36 +118,33 @@ static void test_evidence(void)
 
 /* ---- the event log ------------------------------------------------------------------------- */
 
-static void put32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
-static void put16(uint8_t *p, uint16_t v) { memcpy(p, &v, 2); }
-
 /* a log with one bank (sha256) and the given events (pcr, type, digest byte) */
 static size_t make_log(uint8_t *buf, const uint32_t (*ev)[3], unsigned n)
 {
     size_t off = 0;
 
     memset(buf, 0, 32);
-    put32(buf + 4, 3);                               /* EV_NO_ACTION */
-    put32(buf + 28, 28 + 4 + 1);                     /* spec id: header, 1 alg, no vendor */
+    store_le32(buf + 4, 3);                               /* EV_NO_ACTION */
+    store_le32(buf + 28, 28 + 4 + 1);                     /* spec id: header, 1 alg, no vendor */
     off = 32;
     memcpy(buf + off, "Spec ID Event03", 16);
-    put32(buf + off + 16, 0);
+    store_le32(buf + off + 16, 0);
     buf[off + 20] = 0;
     buf[off + 21] = 2;
     buf[off + 22] = 2;
     buf[off + 23] = 2;
-    put32(buf + off + 24, 1);
-    put16(buf + off + 28, 0x000b);
-    put16(buf + off + 30, 32);
+    store_le32(buf + off + 24, 1);
+    store_le16(buf + off + 28, 0x000b);
+    store_le16(buf + off + 30, 32);
     buf[off + 32] = 0;
     off += 33;
     for (unsigned i = 0; i < n; i++) {
-        put32(buf + off, ev[i][0]);
-        put32(buf + off + 4, ev[i][1]);
-        put32(buf + off + 8, 1);
-        put16(buf + off + 12, 0x000b);
+        store_le32(buf + off, ev[i][0]);
+        store_le32(buf + off + 4, ev[i][1]);
+        store_le32(buf + off + 8, 1);
+        store_le16(buf + off + 12, 0x000b);
         memset(buf + off + 14, (int)ev[i][2], 32);
-        put32(buf + off + 46, 2);
+        store_le32(buf + off + 46, 2);
         memcpy(buf + off + 50, "ev", 2);
         off += 52;
     }
@@ -476,41 +474,41 @@ static void test_vtbext(void)
           "%s", err);
     CHECK(vtbext_tboot_addr(bp, 0x5f, &addr, err, sizeof(err)) == -1 &&
           !strcmp(err, "boot_params of 95 bytes has no tboot_addr"), "%s", err);
-    put32(bp + 0x58, 0x801000);
+    store_le32(bp + 0x58, 0x801000);
     CHECK(vtbext_tboot_addr(bp, sizeof(bp), &addr, err, sizeof(err)) == 0 && addr == 0x801000,
           "tboot_addr");
-    put32(bp + 0x58, 0x801004);
+    store_le32(bp + 0x58, 0x801004);
     CHECK(vtbext_tboot_addr(bp, sizeof(bp), &addr, err, sizeof(err)) == -1, "not a page");
-    put32(bp + 0x58, 0x801000);
-    put32(bp + 0x5c, 1);
+    store_le32(bp + 0x58, 0x801000);
+    store_le32(bp + 0x5c, 1);
     CHECK(vtbext_tboot_addr(bp, sizeof(bp), &addr, err, sizeof(err)) == -1 &&
           !strcmp(err, "boot_params.tboot_addr 0x100801000 is not a page below 4 GiB"), "%s", err);
 
-    put32(blk + 16, 1);                              /* version */
-    put32(blk + 20, 64);                             /* size */
-    put32(blk + 24, 7);                              /* flags */
-    put32(blk + 28, 0x802000);
-    put32(blk + 32, 0x10000);
-    put32(blk + 36, 638);
+    store_le32(blk + 16, 1);                              /* version */
+    store_le32(blk + 20, 64);                             /* size */
+    store_le32(blk + 24, 7);                              /* flags */
+    store_le32(blk + 28, 0x802000);
+    store_le32(blk + 32, 0x10000);
+    store_le32(blk + 36, 638);
     CHECK(vtbext_parse(blk, 64, &x, err, sizeof(err)) == 0 && x.evtlog_addr == 0x802000 &&
           x.evtlog_used == 638 && x.flags == 7, "block: %s", err);
     CHECK(vtbext_parse(blk, 63, &x, err, sizeof(err)) == -1 &&
           !strcmp(err, "vtboot's block: 63 bytes, not 64"), "%s", err);
-    put32(blk + 36, 0x10001);
+    store_le32(blk + 36, 0x10001);
     CHECK(vtbext_parse(blk, 64, &x, err, sizeof(err)) == -1 &&
           !strcmp(err, "vtboot's block lists an event log of 65537 of 65536 bytes at 0x00802000: "
                   "not a log"), "%s", err);
-    put32(blk + 36, 0);
-    put32(blk + 24, 1);
+    store_le32(blk + 36, 0);
+    store_le32(blk + 24, 1);
     CHECK(vtbext_parse(blk, 64, &x, err, sizeof(err)) == -1 &&
           !strcmp(err, "vtboot's block lists no event log (flags 0x1: no dynamic launch)"), "%s",
           err);
-    put32(blk + 20, 60);
+    store_le32(blk + 20, 60);
     CHECK(vtbext_parse(blk, 64, &x, err, sizeof(err)) == -1 &&
           !strcmp(err, "vtboot's block has version 1 and size 60 (version 1, size 64)"), "%s", err);
-    put32(blk + 20, 64);
-    put32(blk + 36, 10);
-    put32(blk + 28, 0xffff8000);
+    store_le32(blk + 20, 64);
+    store_le32(blk + 36, 10);
+    store_le32(blk + 28, 0xffff8000);
     CHECK(vtbext_parse(blk, 64, &x, err, sizeof(err)) == -1, "log past 4 GiB");
     blk[0] ^= 1;
     CHECK(vtbext_parse(blk, 64, &x, err, sizeof(err)) == -1 &&

@@ -4,6 +4,7 @@
  * hostpage_build; the honest page, hostpage_build's bytes against it, every prefix, and each
  * malformed page with its exact reason; every bit of the header and first item flipped. */
 #include "unit.h"
+#include "bytes.h"
 #include "hostpage.h"
 
 #include <stdint.h>
@@ -14,19 +15,13 @@ static const uint8_t NONCE[32] = {
     0x36, 0x5b, 0x56, 0x16, 0xc0, 0x11, 0x0a, 0x77, 0x0f, 0x95, 0xc7, 0x88, 0x07, 0x5b, 0x9d, 0x7c,
 };
 
-static void le32(uint8_t *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-
 /* header at 0 (used, count), nothing else */
 static void header(uint8_t *pg, uint32_t used, uint32_t count)
 {
     memset(pg, 0, HOSTPAGE_SIZE);
     memcpy(pg, "VTBHOST1", 8);
-    le32(pg + 8, used);
-    le32(pg + 12, count);
+    store_le32(pg + 8, used);
+    store_le32(pg + 12, count);
 }
 
 /* an item at `at`: name (copied as up to 24 bytes), size, reserved; returns the next offset */
@@ -34,8 +29,8 @@ static uint32_t item(uint8_t *pg, uint32_t at, const char *name, size_t namelen,
                      const uint8_t *data, uint32_t size, uint32_t reserved)
 {
     memcpy(pg + at, name, namelen);
-    le32(pg + at + 24, size);
-    le32(pg + at + 28, reserved);
+    store_le32(pg + at + 24, size);
+    store_le32(pg + at + 28, reserved);
     if (data)
         memcpy(pg + at + 32, data, size);
     return at + 32 + size;
@@ -141,21 +136,21 @@ static void test_malformed(void)
     EXPECT_BAD(pg, sizeof(pg), "not a vtboot host page (no \"VTBHOST1\" magic)");
 
     honest(pg);
-    le32(pg + 8, 15);
+    store_le32(pg + 8, 15);
     EXPECT_BAD(pg, sizeof(pg), "the page says it uses 15 bytes, outside 16..4096");
-    le32(pg + 8, 4097);
+    store_le32(pg + 8, 4097);
     EXPECT_BAD(pg, sizeof(pg), "the page says it uses 4097 bytes, outside 16..4096");
-    le32(pg + 8, 0xffffffffu);
+    store_le32(pg + 8, 0xffffffffu);
     EXPECT_BAD(pg, sizeof(pg), "the page says it uses 4294967295 bytes, outside 16..4096");
 
     honest(pg);
-    le32(pg + 12, 65);
+    store_le32(pg + 12, 65);
     EXPECT_BAD(pg, sizeof(pg), "the page lists 65 items, at most 64");
-    le32(pg + 12, 0xffffffffu);
+    store_le32(pg + 12, 0xffffffffu);
     EXPECT_BAD(pg, sizeof(pg), "the page lists 4294967295 items, at most 64");
-    le32(pg + 12, 2);
+    store_le32(pg + 12, 2);
     EXPECT_BAD(pg, sizeof(pg), "item 1 of 2: its header runs past the used 80 bytes");
-    le32(pg + 12, 0);
+    store_le32(pg + 12, 0);
     EXPECT_BAD(pg, sizeof(pg), "64 bytes after the last of 0 items (the page says it uses 80)");
     header(pg, 40, 1);                                  /* half an item header */
     EXPECT_BAD(pg, sizeof(pg), "item 0 of 1: its header runs past the used 40 bytes");
@@ -180,14 +175,14 @@ static void test_malformed(void)
     EXPECT_BAD(pg, sizeof(pg), "item 0 (nonce): its reserved field is 0x1, not 0");
 
     honest(pg);
-    le32(pg + 16 + 24, 33);
+    store_le32(pg + 16 + 24, 33);
     EXPECT_BAD(pg, sizeof(pg), "item 0 (nonce): its 33 bytes run past the used 80 bytes");
-    le32(pg + 16 + 24, 0xffffffffu);
+    store_le32(pg + 16 + 24, 0xffffffffu);
     EXPECT_BAD(pg, sizeof(pg), "item 0 (nonce): its 4294967295 bytes run past the used 80 bytes");
-    le32(pg + 16 + 24, 31);
+    store_le32(pg + 16 + 24, 31);
     EXPECT_BAD(pg, sizeof(pg), "1 bytes after the last of 1 items (the page says it uses 80)");
     honest(pg);
-    le32(pg + 8, 88);                                   /* 8 bytes nobody owns */
+    store_le32(pg + 8, 88);                                   /* 8 bytes nobody owns */
     EXPECT_BAD(pg, sizeof(pg), "8 bytes after the last of 1 items (the page says it uses 88)");
 
     header(pg, 144, 2);

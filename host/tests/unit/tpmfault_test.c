@@ -4,6 +4,7 @@
  * program playing QEMU and swtpm. Its own binary, out/host/tests/host-unit-tpmfault; prints
  * "N passed, N failed". */
 #include "ctrlproxy.h"
+#include "bytes.h"
 #include "ev.h"
 #include "log.h"
 #include "sock.h"
@@ -335,10 +336,9 @@ static int recv_fd(int fd, uint8_t *buf, size_t len, int *got)
 
 static void put_cmd(uint8_t *b, uint16_t tag, uint32_t size, uint32_t cc)
 {
-    b[0] = (uint8_t)(tag >> 8);
-    b[1] = (uint8_t)tag;
-    tpmctrl_put32(b + 2, size);
-    tpmctrl_put32(b + 6, cc);
+    store_be16(b, tag);
+    store_be32(b + 2, size);
+    store_be32(b + 6, cc);
 }
 
 struct rig {
@@ -366,14 +366,14 @@ static int rig_up(struct rig *g, struct tpmfault_set *faults, int *passed_fd_is_
     g->sctl = sp[1];
     g->qctl = sock_connect(g->path);
     spin(2);
-    tpmctrl_put32(b, CMD_SET_DATAFD);
+    store_be32(b, CMD_SET_DATAFD);
     if (g->qctl < 0 || send_fd(g->qctl, b, 4, dp[1]) != 0)
         return -1;
     close(dp[1]);
     g->qdata = dp[0];
     spin(3);
     n = recv_fd(g->sctl, b, sizeof(b), &got);
-    if (n != 4 || tpmctrl_be32(b) != CMD_SET_DATAFD || got < 0)
+    if (n != 4 || load_be32(b) != CMD_SET_DATAFD || got < 0)
         return -1;
     g->sdata = got;
     send(g->sctl, res, 4, 0);

@@ -6,6 +6,7 @@
  * (t_platstate.c). Prints "N passed, N failed".
  * usage: host-unit [DATA-DIR]   (default host/tests/unit/data, from the top of the tree) */
 #include "unit.h"
+#include "bytes.h"
 #include "boot.h"
 #include "iso.h"
 #include "json.h"
@@ -200,27 +201,27 @@ static void test_tpmctrl(void)
 {
     uint8_t b[32] = { 0 };
 
-    tpmctrl_put32(b, CMD_SET_LOCALITY);
+    store_be32(b, CMD_SET_LOCALITY);
     CHECK(tpmctrl_request_len(b, 3) == 0, "short");
     CHECK(tpmctrl_request_len(b, 4) == 8, "SET_LOCALITY is 8 (QEMU sends the 4-byte union)");
-    tpmctrl_put32(b, CMD_SET_DATAFD);
+    store_be32(b, CMD_SET_DATAFD);
     CHECK(tpmctrl_request_len(b, 4) == 4, "SET_DATAFD");
-    tpmctrl_put32(b, CMD_INIT);
+    store_be32(b, CMD_INIT);
     CHECK(tpmctrl_request_len(b, 4) == 8, "INIT");
-    tpmctrl_put32(b, CMD_GET_STATEBLOB);
+    store_be32(b, CMD_GET_STATEBLOB);
     CHECK(tpmctrl_request_len(b, 4) == 16, "GET_STATEBLOB");
-    tpmctrl_put32(b, CMD_SET_STATEBLOB);
-    tpmctrl_put32(b + 12, 100);
+    store_be32(b, CMD_SET_STATEBLOB);
+    store_be32(b + 12, 100);
     CHECK(tpmctrl_request_len(b, 15) == 0 && tpmctrl_request_len(b, 16) == 116, "SET_STATEBLOB");
-    tpmctrl_put32(b, CMD_HASH_DATA);
-    tpmctrl_put32(b + 4, 4096);
+    store_be32(b, CMD_HASH_DATA);
+    store_be32(b + 4, 4096);
     CHECK(tpmctrl_request_len(b, 8) == 4104, "HASH_DATA");
     CHECK(tpmctrl_response_len(CMD_GET_CAPABILITY, b, 0) == 8, "caps answer");
     CHECK(tpmctrl_response_len(CMD_GET_TPMESTABLISHED, b, 0) == 8, "est answer");
     CHECK(tpmctrl_response_len(CMD_SET_BUFFERSIZE, b, 0) == 16, "bufsize answer");
     CHECK(tpmctrl_response_len(CMD_HASH_END, b, 0) == 4, "hash answer");
     memset(b, 0, sizeof(b));
-    tpmctrl_put32(b + 8, 50);
+    store_be32(b + 8, 50);
     CHECK(tpmctrl_response_len(CMD_GET_STATEBLOB, b, 15) == 0 &&
           tpmctrl_response_len(CMD_GET_STATEBLOB, b, 16) == 66, "stateblob answer");
 }
@@ -331,6 +332,7 @@ int main(int argc, char **argv)
     test_xenboot();
     test_hostpage();
     test_platstate();
+    test_bytes();
     printf("host unit: %d passed, %d failed\n", unit_passed, unit_failed);
     return unit_failed != 0;
 }

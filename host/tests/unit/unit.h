@@ -22,5 +22,6 @@ void test_gdbtrack(void);
 void test_xenboot(void);
 void test_hostpage(void);
 void test_platstate(void);
+void test_bytes(void);
 
 #endif
