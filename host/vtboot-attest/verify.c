@@ -25,6 +25,7 @@
 #include "evidence.h"
 #include "evlog.h"
 #include "expect.h"
+#include "expectopt.h"
 #include "log.h"
 #include "tpmquote.h"
 #include "util.h"
@@ -57,12 +58,8 @@ struct result {
 
 struct verify {
     /* options */
-    const char *evidence_path, *enrolled, *ca, *nonce_hex, *policy;
-    struct expect_files files;
-    bool have_vtboot_cmdline, have_cmdline, have_initrd_cmdline;
-    const char *kernel, *cmdline, *initrd, *initrd_cmdline;
-    const char *extra[PREDICT_MAX_MODULES];
-    unsigned nextra;
+    const char *evidence_path, *enrolled, *ca, *nonce_hex;
+    struct expect_opts expect;
     /* the evidence */
     uint8_t *buf;
     size_t len;
@@ -728,13 +725,14 @@ static void check_expected(struct verify *v)
 {
     const int c = C_EXPECTED;
     const TPML_PCR_SELECTION *q = &v->quote.attested.quote.pcrSelect;
+    const struct expect_opts *e = &v->expect;
     static struct expect x;
+    static struct expect_files files;
     static struct pcr_bank bank;
-    const char *missing = !v->files.vtboot ? "--vtboot" : !v->have_vtboot_cmdline ? "--vtboot-cmdline"
-                        : !v->kernel ? "--kernel" : !v->have_cmdline ? "--cmdline"
-                        : !v->policy ? "--policy" : NULL;
+    const char *missing = !e->vtboot ? "--vtboot" : !e->vtboot_cmdline ? "--vtboot-cmdline"
+                        : !e->kernel ? "--kernel" : !e->cmdline ? "--cmdline"
+                        : !e->policy ? "--policy" : NULL;
     char err[512], banks[64];
-    char *files[PREDICT_MAX_MODULES] = { 0 };
     int rc;
 
     if (missing) {
@@ -742,25 +740,11 @@ static void check_expected(struct verify *v)
               "--cmdline and --policy are needed)", missing);
         return;
     }
-    v->files.policy = strcmp(v->policy, "default") ? v->policy : NULL;
-    v->files.nr_modules = 0;
-    v->files.modules[v->files.nr_modules].file = v->kernel;
-    v->files.modules[v->files.nr_modules++].cmdline = v->cmdline;
-    if (v->initrd) {
-        v->files.modules[v->files.nr_modules].file = v->initrd;
-        v->files.modules[v->files.nr_modules++].cmdline = v->initrd_cmdline ? v->initrd_cmdline
-                                                                           : "";
-    }
-    for (unsigned i = 0; i < v->nextra; i++) {
-        const char *eq = strchr(v->extra[i], '=');
-
-        files[i] = strndup(v->extra[i], eq ? (size_t)(eq - v->extra[i]) : strlen(v->extra[i]));
-        v->files.modules[v->files.nr_modules].file = files[i];
-        v->files.modules[v->files.nr_modules++].cmdline = eq ? eq + 1 : "";
-    }
-    rc = expect_load(&v->files, &x, err, sizeof(err));
-    for (unsigned i = 0; i < v->nextra; i++)
-        free(files[i]);
+    expect_opts_files(&v->expect, &files);
+    if (!strcmp(e->policy, "default"))
+        files.policy = NULL;
+    rc = expect_load(&files, &x, err, sizeof(err));
+    expect_opts_free(&v->expect);
     if (rc) {
         failc(v, c, "the expectation cannot be loaded: %s", err);
         return;
@@ -817,22 +801,13 @@ static void usage(FILE *f)
 
 int cmd_verify(int argc, char **argv)
 {
-    enum { O_EVIDENCE = 256, O_ENROLLED, O_CA, O_NONCE, O_VTBOOT, O_VTBOOT_CMDLINE, O_KERNEL,
-           O_CMDLINE, O_INITRD, O_INITRD_CMDLINE, O_MODULE, O_POLICY, O_PCR_MAP };
+    enum { O_EVIDENCE = 256, O_ENROLLED, O_CA, O_NONCE, O_EXPECT };
     static const struct option lo[] = {
         { "evidence", required_argument, NULL, O_EVIDENCE },
         { "enrolled", required_argument, NULL, O_ENROLLED },
         { "ca", required_argument, NULL, O_CA },
         { "nonce", required_argument, NULL, O_NONCE },
-        { "vtboot", required_argument, NULL, O_VTBOOT },
-        { "vtboot-cmdline", required_argument, NULL, O_VTBOOT_CMDLINE },
-        { "kernel", required_argument, NULL, O_KERNEL },
-        { "cmdline", required_argument, NULL, O_CMDLINE },
-        { "initrd", required_argument, NULL, O_INITRD },
-        { "initrd-cmdline", required_argument, NULL, O_INITRD_CMDLINE },
-        { "module", required_argument, NULL, O_MODULE },
-        { "policy", required_argument, NULL, O_POLICY },
-        { "pcr-map", required_argument, NULL, O_PCR_MAP },
+        EXPECT_LONGOPTS(O_EXPECT),
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -841,36 +816,16 @@ int cmd_verify(int argc, char **argv)
     int c;
 
     memset(&v, 0, sizeof(v));
-    v.files.map = PCR_MAP_DA;
+    expect_opts_init(&v.expect, "vtboot-attest", false);
     while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
         switch (c) {
         case O_EVIDENCE: v.evidence_path = optarg; break;
         case O_ENROLLED: v.enrolled = optarg; break;
         case O_CA: v.ca = optarg; break;
         case O_NONCE: v.nonce_hex = optarg; break;
-        case O_VTBOOT: v.files.vtboot = optarg; break;
-        case O_VTBOOT_CMDLINE:
-            v.files.vtboot_cmdline = optarg;
-            v.have_vtboot_cmdline = true;
-            break;
-        case O_KERNEL: v.kernel = optarg; break;
-        case O_CMDLINE: v.cmdline = optarg; v.have_cmdline = true; break;
-        case O_INITRD: v.initrd = optarg; break;
-        case O_INITRD_CMDLINE: v.initrd_cmdline = optarg; break;
-        case O_MODULE:
-            if (v.nextra == PREDICT_MAX_MODULES - 2) {
-                fprintf(stderr, "vtboot-attest: too many modules\n");
+        case O_EXPECT ... O_EXPECT + EXPECT_OPT_N - 1:
+            if (expect_opt(&v.expect, c - O_EXPECT, optarg) != 0)
                 return 2;
-            }
-            v.extra[v.nextra++] = optarg;
-            break;
-        case O_POLICY: v.policy = optarg; break;
-        case O_PCR_MAP:
-            if (strcmp(optarg, "da") && strcmp(optarg, "legacy")) {
-                fprintf(stderr, "vtboot-attest: --pcr-map takes da or legacy\n");
-                return 2;
-            }
-            v.files.map = strcmp(optarg, "legacy") ? PCR_MAP_DA : PCR_MAP_LEGACY;
             break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
@@ -880,7 +835,7 @@ int cmd_verify(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    if (v.initrd_cmdline && !v.initrd) {
+    if (v.expect.initrd_cmdline && !v.expect.initrd) {
         fprintf(stderr, "vtboot-attest: --initrd-cmdline without --initrd\n");
         return 2;
     }

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "expect.h"
+#include "expectopt.h"
 #include "log.h"
 #include "mle.h"
 #include "predict.h"
@@ -112,35 +113,22 @@ static const char *default_vtboot(void)
 
 int main(int argc, char **argv)
 {
-    enum { O_KERNEL = 256, O_CMDLINE, O_INITRD, O_INITRD_CMDLINE, O_MODULE, O_POLICY, O_BANK,
-           O_PCR_MAP, O_VTBOOT, O_VTBOOT_CMDLINE, O_FORMAT, O_XEN, O_XEN_CMDLINE };
+    enum { O_BANK = 256, O_FORMAT, O_EXPECT };
     static const struct option longopts[] = {
-        { "kernel", required_argument, 0, O_KERNEL },
-        { "cmdline", required_argument, 0, O_CMDLINE },
-        { "initrd", required_argument, 0, O_INITRD },
-        { "initrd-cmdline", required_argument, 0, O_INITRD_CMDLINE },
-        { "module", required_argument, 0, O_MODULE },
-        { "policy", required_argument, 0, O_POLICY },
+        EXPECT_LONGOPTS(O_EXPECT),
+        EXPECT_LONGOPTS_XEN(O_EXPECT),
         { "bank", required_argument, 0, O_BANK },
-        { "pcr-map", required_argument, 0, O_PCR_MAP },
-        { "vtboot", required_argument, 0, O_VTBOOT },
-        { "vtboot-cmdline", required_argument, 0, O_VTBOOT_CMDLINE },
         { "format", required_argument, 0, O_FORMAT },
-        { "xen", required_argument, 0, O_XEN },
-        { "xen-cmdline", required_argument, 0, O_XEN_CMDLINE },
         { "verbose", no_argument, 0, 'v' },
         { "help", no_argument, 0, 'h' },
         { 0, 0, 0, 0 },
     };
-    const char *kernel = NULL, *cmdline = "", *initrd = NULL, *initrd_cmdline = "";
-    const char *xen = NULL, *xen_cmdline = "";
-    const char *policy_file = NULL, *vtboot = NULL, *vtboot_cmdline = "", *format = "text";
-    const char *extra[PREDICT_MAX_MODULES];
-    char *extra_files[PREDICT_MAX_MODULES];
-    unsigned nextra = 0, nbanks = 0;
+    const char *format = "text";
+    unsigned nbanks = 0;
     static struct pcr_bank banks[4];
     static struct expect exp;
-    struct expect_files f = { .map = PCR_MAP_DA };
+    static struct expect_opts eo;
+    struct expect_files f = { 0 };
     bool verbose = false;
     char err[256];
     int c;
@@ -152,21 +140,14 @@ int main(int argc, char **argv)
         usage(argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) ? stdout : stderr);
         return argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) ? 0 : 2;
     }
+    expect_opts_init(&eo, "vtboot-pcr", true);
     optind = 2;
     while ((c = getopt_long(argc, argv, "vh", longopts, NULL)) != -1) {
         switch (c) {
-        case O_KERNEL: kernel = optarg; break;
-        case O_CMDLINE: cmdline = optarg; break;
-        case O_INITRD: initrd = optarg; break;
-        case O_INITRD_CMDLINE: initrd_cmdline = optarg; break;
-        case O_MODULE:
-            if (nextra == PREDICT_MAX_MODULES - 3) {
-                fprintf(stderr, "vtboot-pcr: too many modules\n");
+        case O_EXPECT ... O_EXPECT + EXPECT_OPT_N - 1:
+            if (expect_opt(&eo, c - O_EXPECT, optarg) != 0)
                 return 2;
-            }
-            extra[nextra++] = optarg;
             break;
-        case O_POLICY: policy_file = optarg; break;
         case O_BANK:
             if (nbanks == 4) {
                 fprintf(stderr, "vtboot-pcr: at most 4 banks\n");
@@ -174,17 +155,6 @@ int main(int argc, char **argv)
             }
             banks[nbanks++] = (struct pcr_bank){ .name = optarg };
             break;
-        case O_PCR_MAP:
-            if (strcmp(optarg, "da") && strcmp(optarg, "legacy")) {
-                fprintf(stderr, "vtboot-pcr: --pcr-map takes da or legacy\n");
-                return 2;
-            }
-            f.map = strcmp(optarg, "legacy") == 0 ? PCR_MAP_LEGACY : PCR_MAP_DA;
-            break;
-        case O_VTBOOT: vtboot = optarg; break;
-        case O_XEN: xen = optarg; break;
-        case O_XEN_CMDLINE: xen_cmdline = optarg; break;
-        case O_VTBOOT_CMDLINE: vtboot_cmdline = optarg; break;
         case O_FORMAT:
             if (strcmp(optarg, "text") && strcmp(optarg, "json") && strcmp(optarg, "keylime")) {
                 fprintf(stderr, "vtboot-pcr: --format takes text, json or keylime\n");
@@ -197,7 +167,7 @@ int main(int argc, char **argv)
         default: usage(stderr); return 2;
         }
     }
-    if (!kernel || optind != argc) {
+    if (!eo.kernel || optind != argc) {
         usage(stderr);
         return 2;
     }
@@ -206,31 +176,14 @@ int main(int argc, char **argv)
         banks[nbanks++] = (struct pcr_bank){ .name = "sha256" };
     }
 
-    f.vtboot = vtboot ? vtboot : default_vtboot();
-    f.vtboot_cmdline = vtboot_cmdline;
-    f.policy = policy_file;
-    if (xen) {
-        f.modules[f.nr_modules].file = xen;
-        f.modules[f.nr_modules++].cmdline = xen_cmdline;
-    }
-    f.modules[f.nr_modules].file = kernel;
-    f.modules[f.nr_modules++].cmdline = cmdline;
-    if (initrd) {
-        f.modules[f.nr_modules].file = initrd;
-        f.modules[f.nr_modules++].cmdline = initrd_cmdline;
-    }
-    for (unsigned i = 0; i < nextra; i++) {
-        char *eq = strchr(extra[i], '=');
-        extra_files[i] = strndup(extra[i], eq ? (size_t)(eq - extra[i]) : strlen(extra[i]));
-        f.modules[f.nr_modules].file = extra_files[i];
-        f.modules[f.nr_modules++].cmdline = eq ? eq + 1 : "";
-    }
+    expect_opts_files(&eo, &f);
+    if (!f.vtboot)
+        f.vtboot = default_vtboot();
     if (expect_load(&f, &exp, err, sizeof(err))) {
         fprintf(stderr, "vtboot-pcr: %s\n", err);
         return 1;
     }
-    for (unsigned i = 0; i < nextra; i++)
-        free(extra_files[i]);
+    expect_opts_free(&eo);
 
     for (unsigned b = 0; b < nbanks; b++) {
         if (verbose)

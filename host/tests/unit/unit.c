@@ -333,6 +333,7 @@ int main(int argc, char **argv)
     test_hostpage();
     test_platstate();
     test_bytes();
+    test_expectopt();
     printf("host unit: %d passed, %d failed\n", unit_passed, unit_failed);
     return unit_failed != 0;
 }

@@ -23,5 +23,6 @@ void test_xenboot(void);
 void test_hostpage(void);
 void test_platstate(void);
 void test_bytes(void);
+void test_expectopt(void);
 
 #endif
