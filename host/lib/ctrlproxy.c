@@ -520,20 +520,16 @@ static void on_swtpm(void *ctx, int fd, short revents)
     }
 }
 
-static void on_accept(void *ctx, int lfd, short revents)
+/* QEMU connects once */
+static int take_qemu(void *ctx, int fd)
 {
     struct ctrlproxy *p = ctx;
-    int fd = sock_accept(lfd);
 
-    (void)revents;
-    if (fd < 0)
-        return;
-    if (p->qfd >= 0 || p->broken) {
-        close(fd);
-        return;
-    }
+    if (p->qfd >= 0 || p->broken)
+        return -1;
     p->qfd = fd;
     ev_add(fd, POLLIN, on_qemu, p);
+    return 0;
 }
 
 void ctrlproxy_init(struct ctrlproxy *p, int lfd, int sfd)
@@ -544,7 +540,7 @@ void ctrlproxy_init(struct ctrlproxy *p, int lfd, int sfd)
     p->sfd = sfd;
     p->relay.qfd = p->relay.sfd = -1;
     fd_set_nonblock(sfd);
-    ev_add(lfd, POLLIN, on_accept, p);
+    listener_add(&p->listener, lfd, take_qemu, p);
     ev_add(sfd, POLLIN, on_swtpm, p);
 }
 

@@ -16,6 +16,8 @@
 #ifndef HOST_CTRLPROXY_H
 #define HOST_CTRLPROXY_H
 
+#include "listener.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -56,6 +58,7 @@ struct tpmrelay {
 
 struct ctrlproxy {
     int lfd, qfd, sfd;
+    struct listener listener;   /* on lfd */
     uint8_t *qbuf;              /* bytes from QEMU not yet forwarded */
     size_t qlen, qcap;
     int fds[CTRLPROXY_MAX_FDS]; /* descriptors from QEMU not yet forwarded */

@@ -87,7 +87,6 @@ void gdbtrack_qemu(struct gdbtrack *t, const char *p)
 
 static void on_user(void *ctx, int fd, short revents);
 static void on_qemu(void *ctx, int fd, short revents);
-static void on_accept(void *ctx, int fd, short revents);
 
 static void close_qemu(struct gdbmux *m)
 {
@@ -252,30 +251,24 @@ static int connect_qemu(struct gdbmux *m)
     return 0;
 }
 
-static void on_accept(void *ctx, int lfd, short revents)
+static int take_user(void *ctx, int fd)
 {
     struct gdbmux *m = ctx;
-    int fd = sock_accept(lfd);
 
-    (void)revents;
-    if (fd < 0)
-        return;
-    if (m->ufd >= 0 || m->hold || m->q.fd >= 0) {
-        close(fd);              /* not expected: accepting is off then */
-        return;
-    }
+    if (m->ufd >= 0 || m->hold || m->q.fd >= 0)
+        return -1;              /* not expected: accepting is off then */
     if (connect_qemu(m) != 0) {
         log_msg("warning: --gdb: cannot connect to QEMU's gdbstub: %s", strerror(errno));
-        close(fd);
-        return;
+        return -1;
     }
     m->ufd = fd;
     m->ulen = 0;
     gdbtrack_init(&m->trk);
-    ev_set_events(lfd, 0);      /* one debugger at a time; the next waits in the backlog */
+    ev_set_events(m->ulfd, 0);  /* one debugger at a time; the next waits in the backlog */
     ev_add(m->ufd, POLLIN, on_user, m);
     ev_add(m->q.fd, POLLIN, on_qemu, m);
     log_dbg("gdb: a debugger connected");
+    return 0;
 }
 
 void gdbmux_init(struct gdbmux *m, const char *qemu_sock, int user_lfd)
@@ -289,7 +282,7 @@ void gdbmux_init(struct gdbmux *m, const char *qemu_sock, int user_lfd)
     m->q.ctx = m;
     gdbtrack_init(&m->trk);
     if (m->ulfd >= 0)
-        ev_add(m->ulfd, POLLIN, on_accept, m);
+        listener_add(&m->ulisten, m->ulfd, take_user, m);
 }
 
 void gdbmux_close(struct gdbmux *m)

@@ -25,6 +25,7 @@
 #define HOST_GDBMUX_H
 
 #include "gdbrsp.h"
+#include "listener.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -56,6 +57,7 @@ void gdbtrack_qemu(struct gdbtrack *t, const char *payload);
 struct gdbmux {
     char *qpath;                /* QEMU's stub socket */
     int ulfd;                   /* --gdb PATH, listening (-1: no user socket) */
+    struct listener ulisten;    /* on ulfd */
     int ufd;                    /* the user's connection (-1: none) */
     struct rsp_conn q;          /* our connection to QEMU's stub (q.fd -1: none) */
     uint8_t *ubuf;              /* bytes from the user not forwarded yet */

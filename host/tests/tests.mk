@@ -82,7 +82,7 @@ HOST_FUZZ_CFLAGS  := -std=gnu11 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer -Wa
                      -fno-sanitize-recover=all -MMD -MP
 HOST_FUZZ_LIBSRC  := $(addprefix host/lib/,cpustate.c mlehdr.c vsenter.c gdbrsp.c gdbmux.c ev.c \
                      log.c sig.c sock.c util.c evidence.c evlog.c tpmquote.c vtbext.c hostpage.c \
-                     tpmfault.c tpmctrl.c json.c qmp.c mle.c platstate.c)
+                     tpmfault.c tpmctrl.c json.c qmp.c mle.c platstate.c listener.c)
 HOST_FUZZ_LDLIBS  := -ltss2-mu -lcrypto -lz
 HOST_FUZZ_LIBOBJ  := $(patsubst host/%.c,$(HOST_FUZZ_DIR)/obj/%.o,$(HOST_FUZZ_LIBSRC))
 

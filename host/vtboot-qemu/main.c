@@ -7,6 +7,7 @@
 #include "ev.h"
 #include "gdbmux.h"
 #include "iso.h"
+#include "listener.h"
 #include "log.h"
 #include "opts.h"
 #include "outcome.h"
@@ -62,6 +63,7 @@ struct run {
     struct relay com1;
     struct qmp qmp;
     int qmp_lfd;
+    struct listener qmp_listen; /* on qmp_lfd */
     int tpm_lfd;                /* QEMU's TPM control socket (we or swtpm listen) */
     int swtpm_fd;               /* our end of swtpm's control channel (DRTM proxy) */
     int serial_log_fd;
@@ -122,16 +124,14 @@ static void on_qmp_event(void *ctx, const char *event, const char *json)
     fate_on_event(&r->fate, event, json);
 }
 
-static void on_qmp_accept(void *ctx, int lfd, short revents)
+/* QEMU connects once: no more listening then */
+static int take_qmp(void *ctx, int fd)
 {
     struct run *r = ctx;
-    int fd = sock_accept(lfd);
 
-    (void)revents;
-    if (fd < 0)
-        return;
-    ev_del(lfd);
+    ev_del(r->qmp_lfd);
     qmp_attach(&r->qmp, fd, on_qmp_event, r);
+    return 0;
 }
 
 /* --qmp/--gdb PATH: a fresh listening socket there (a stale socket is replaced; a live one,
@@ -523,7 +523,7 @@ static int start_qemu(struct run *r, struct boot_strings *s)
     r->qmp_lfd = sock_listen(qmp);
     if (r->qmp_lfd < 0)
         goto out;
-    ev_add(r->qmp_lfd, POLLIN, on_qmp_accept, r);
+    listener_add(&r->qmp_listen, r->qmp_lfd, take_qmp, r);
     if (!r->o.no_tpm && setup_tpm(r) != 0)
         goto out;
     /* QEMU's one gdbstub listens where only we connect; --gdb PATH is ours (gdbmux.h) */

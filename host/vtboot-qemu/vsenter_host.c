@@ -670,20 +670,16 @@ static void on_io(void *ctx, int fd, short revents)
     arm(v);
 }
 
-static void on_accept(void *ctx, int lfd, short revents)
+/* the guest's UART connects once */
+static int take_uart(void *ctx, int fd)
 {
     struct vsenter_host *v = ctx;
-    int fd = sock_accept(lfd);
 
-    (void)revents;
-    if (fd < 0)
-        return;
-    if (v->fd >= 0) {
-        close(fd);
-        return;
-    }
+    if (v->fd >= 0)
+        return -1;
     v->fd = fd;
     ev_add(fd, POLLIN, on_io, v);
+    return 0;
 }
 
 int vsenter_host_init(struct vsenter_host *v, const char *sock, const char *tmpdir,
@@ -702,7 +698,7 @@ int vsenter_host_init(struct vsenter_host *v, const char *sock, const char *tmpd
     v->lfd = sock_listen(sock);
     if (v->lfd < 0)
         return -1;
-    ev_add(v->lfd, POLLIN, on_accept, v);
+    listener_add(&v->listener, v->lfd, take_uart, v);
     if (tpm_lfd >= 0 && swtpm_fd >= 0) {
         ctrlproxy_init(&v->proxy, tpm_lfd, swtpm_fd);
         v->have_tpm = true;

@@ -18,6 +18,7 @@
 
 #include "ctrlproxy.h"
 #include "gdbmux.h"
+#include "listener.h"
 #include "outcome.h"
 #include "qmp.h"
 #include "vsenter.h"
@@ -32,6 +33,7 @@
 
 struct vsenter_host {
     int lfd, fd;
+    struct listener listener;   /* on lfd */
     struct vs_lines lines;
     char in[4096];              /* read from the guest, not parsed yet */
     size_t in_len, in_off;
