@@ -18,6 +18,9 @@ HOST_LIB_OBJ := $(patsubst host/%.c,$(HOST_OBJDIR)/%.o,$(HOST_LIB_SRC))
 HOST_TOOLS   := $(filter-out lib tests,$(patsubst host/%/,%,$(dir $(wildcard host/*/*.c))))
 HOST_TOOLS   := $(sort $(HOST_TOOLS))
 HOST_BINS    := $(addprefix $(BIN)/,$(HOST_TOOLS))
+# each tool's sources and objects: HOST_SRC.<tool>, HOST_OBJ.<tool>
+$(foreach t,$(HOST_TOOLS),$(eval HOST_SRC.$(t) := $(wildcard host/$(t)/*.c)))
+$(foreach t,$(HOST_TOOLS),$(eval HOST_OBJ.$(t) := $(patsubst host/%.c,$(HOST_OBJDIR)/%.o,$(HOST_SRC.$(t)))))
 
 BUILD += $(HOST_BINS)
 
@@ -47,15 +50,15 @@ $(HOST_OBJDIR)/pure/%.o: src/%.c
 	@mkdir -p $(@D)
 	$(HOST_CC) $(HOST_CFLAGS) -Isrc -c -o $@ $<
 
-# One link rule per tool: $(BIN)/<tool> from host/<tool>/*.c
+# One link rule per tool: $(BIN)/<tool> from HOST_OBJ.<tool>
 define HOST_TOOL_RULE
-$(BIN)/$(1): $(patsubst host/%.c,$(HOST_OBJDIR)/%.o,$(wildcard host/$(1)/*.c)) $(call HOST_PURE_OBJ,$(1)) $(HOST_LIB)
+$(BIN)/$(1): $(HOST_OBJ.$(1)) $(call HOST_PURE_OBJ,$(1)) $(HOST_LIB)
 	@mkdir -p $$(@D)
 	$(HOST_CC) -o $$@ $$^ $(HOST_LDLIBS) $(HOST_LDLIBS.$(1))
 endef
 $(foreach t,$(HOST_TOOLS),$(eval $(call HOST_TOOL_RULE,$(t))))
 
--include $(HOST_LIB_OBJ:.o=.d) $(foreach t,$(HOST_TOOLS),$(patsubst host/%.c,$(HOST_OBJDIR)/%.d,$(wildcard host/$(t)/*.c)))
+-include $(HOST_LIB_OBJ:.o=.d) $(foreach t,$(HOST_TOOLS),$(HOST_OBJ.$(t):.o=.d))
 
 # The GRUB boot ISO of the default files (vtboot.gz, bzImage, initrd.img come from the other
 # fragments); `vtboot-qemu --grub` boots it when it is up to date.

@@ -80,19 +80,22 @@ HOST_FUZZ_TARGETS ?= $(HOST_FUZZ_ALL)
 HOST_FUZZ_CFLAGS  := -std=gnu11 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer -Wall -Wextra \
                      -Werror -Ihost/lib -Iinclude -fsanitize=address,undefined \
                      -fno-sanitize-recover=all -MMD -MP
-HOST_FUZZ_LIBSRC  := $(addprefix host/lib/,cpustate.c mlehdr.c vsenter.c gdbrsp.c gdbmux.c ev.c \
-                     log.c sig.c sock.c util.c evidence.c evlog.c tpmquote.c vtbext.c hostpage.c \
-                     tpmfault.c tpmctrl.c json.c qmp.c mle.c platstate.c listener.c)
 HOST_FUZZ_LDLIBS  := -ltss2-mu -lcrypto -lz
-HOST_FUZZ_LIBOBJ  := $(patsubst host/%.c,$(HOST_FUZZ_DIR)/obj/%.o,$(HOST_FUZZ_LIBSRC))
+# host/lib built again with the sanitizers, as an archive: a target links what it uses
+HOST_FUZZ_LIBOBJ  := $(patsubst host/%.c,$(HOST_FUZZ_DIR)/obj/%.o,$(HOST_LIB_SRC))
+HOST_FUZZ_LIB     := $(HOST_FUZZ_DIR)/libvthost.a
 
 $(HOST_FUZZ_DIR)/obj/%.o: host/%.c
 	@mkdir -p $(@D)
-	@$(HOST_FUZZ_CC) $(HOST_FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+	@$(HOST_FUZZ_CC) $(HOST_FUZZ_CFLAGS) -Isrc -fsanitize=fuzzer-no-link -c $< -o $@
 
-$(HOST_FUZZ_DIR)/%_fuzz: host/tests/fuzz/%_fuzz.c $(HOST_FUZZ_LIBOBJ)
+$(HOST_FUZZ_LIB): $(HOST_FUZZ_LIBOBJ)
+	@rm -f $@
+	@ar rcs $@ $^
+
+$(HOST_FUZZ_DIR)/%_fuzz: host/tests/fuzz/%_fuzz.c $(HOST_FUZZ_LIB)
 	@mkdir -p $(@D)
-	@$(HOST_FUZZ_CC) $(HOST_FUZZ_CFLAGS) -MF $@.d -fsanitize=fuzzer $(filter %.c %.o,$^) -o $@ $(HOST_FUZZ_LDLIBS)
+	@$(HOST_FUZZ_CC) $(HOST_FUZZ_CFLAGS) -MF $@.d -fsanitize=fuzzer $(filter %.c %.a,$^) -o $@ $(HOST_FUZZ_LDLIBS)
 
 # the objects are built by a pattern rule only: keep them (make would delete them as intermediates)
 .SECONDARY: $(HOST_FUZZ_LIBOBJ)
