@@ -51,16 +51,20 @@ static bool hexn(struct line *l, int digits, uint64_t *v)
     return true;
 }
 
-/* "NAME=" and digits hex digits, then a space or the end of the line */
-static bool field(struct line *l, const char *name, int digits, uint64_t *v)
+/* a value ends at a space (taken) or at the end of the line */
+static bool value_end(struct line *l)
 {
-    if (!lit(l, name) || !hexn(l, digits, v))
-        return false;
     if (l->p < l->end && *l->p != ' ')
         return false;
     if (l->p < l->end)
         l->p++;
     return true;
+}
+
+/* "NAME=" and digits hex digits, then a space or the end of the line */
+static bool field(struct line *l, const char *name, int digits, uint64_t *v)
+{
+    return lit(l, name) && hexn(l, digits, v) && value_end(l);
 }
 
 /* one decimal digit flag "NAME=%d" (QEMU prints 0 or 1, CPL 0-3) */
@@ -69,11 +73,7 @@ static bool flag(struct line *l, const char *name, unsigned max, unsigned *v)
     if (!lit(l, name) || l->p >= l->end || *l->p < '0' || *l->p > (char)('0' + max))
         return false;
     *v = (unsigned)(*l->p++ - '0');
-    if (l->p < l->end && *l->p != ' ')
-        return false;
-    if (l->p < l->end)
-        l->p++;
-    return true;
+    return value_end(l);
 }
 
 static bool at_end(const struct line *l)

@@ -137,7 +137,7 @@ static void forward_user(struct gdbmux *m)
             rsp_decode(m->ubuf + u.body, u.blen, dec, sizeof(dec));
             gdbtrack_user(&m->trk, dec);
         }
-        if (m->q.fd < 0 || rsp_write(m->q.fd, m->ubuf, u.len, WRITE_TIMEOUT_MS) != 0) {
+        if (m->q.fd < 0 || sock_write_all(m->q.fd, m->ubuf, u.len, WRITE_TIMEOUT_MS) != 0) {
             m->ulen = 0;
             close_user(m, "cannot write to QEMU's gdbstub");
             return;
@@ -158,7 +158,7 @@ static void from_qemu(struct gdbmux *m, const char *payload, const uint8_t *raw,
     if (rsp_is_stop(payload))
         m->stops_passed++;
     gdbtrack_qemu(&m->trk, payload);
-    if (m->ufd >= 0 && rsp_write(m->ufd, raw, len, WRITE_TIMEOUT_MS) != 0)
+    if (m->ufd >= 0 && sock_write_all(m->ufd, raw, len, WRITE_TIMEOUT_MS) != 0)
         close_user(m, "cannot write to the debugger");
 }
 
@@ -183,9 +183,9 @@ static void forward_qemu(struct gdbmux *m)
                 dec = xmalloc(RSP_PACKET_MAX + 1);
             rsp_decode(m->q.buf + u.body, u.blen, dec, RSP_PACKET_MAX + 1);
             if (m->swallow && !strncmp(dec, "T02", 3) && !m->trk.noack)
-                rsp_write(m->q.fd, "+", 1, WRITE_TIMEOUT_MS);
+                sock_write_all(m->q.fd, "+", 1, WRITE_TIMEOUT_MS);
             from_qemu(m, dec, m->q.buf, u.len);
-        } else if (m->ufd >= 0 && rsp_write(m->ufd, m->q.buf, u.len, WRITE_TIMEOUT_MS) != 0) {
+        } else if (m->ufd >= 0 && sock_write_all(m->ufd, m->q.buf, u.len, WRITE_TIMEOUT_MS) != 0) {
             close_user(m, "cannot write to the debugger");
         }
         if (m->q.fd < 0)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "gdbrsp.h"
 #include "log.h"
+#include "sock.h"
 #include "util.h"
 
 #include <errno.h>
@@ -140,28 +141,6 @@ void rsp_consume(struct rsp_conn *c, size_t n)
     c->len -= n;
 }
 
-int rsp_write(int fd, const void *data, size_t len, int timeout_ms)
-{
-    const uint8_t *p = data;
-    int64_t end = now_ms() + timeout_ms;
-
-    while (len) {
-        ssize_t n = write(fd, p, len);
-
-        if (n > 0) {
-            p += n;
-            len -= (size_t)n;
-        } else if (n < 0 && (errno == EAGAIN || errno == EINTR) && now_ms() < end) {
-            struct pollfd q = { fd, POLLOUT, 0 };
-
-            poll(&q, 1, 50);
-        } else {
-            return -1;
-        }
-    }
-    return 0;
-}
-
 /* the next complete unit, reading as needed; -1 on EOF or at the deadline */
 static int next_unit(struct rsp_conn *c, int64_t end, struct rsp_unit *u, char *err, size_t errsz)
 {
@@ -187,7 +166,7 @@ static int next_unit(struct rsp_conn *c, int64_t end, struct rsp_unit *u, char *
 static void async_packet(struct rsp_conn *c, const struct rsp_unit *u, const char *payload)
 {
     if (!c->noack)
-        rsp_write(c->fd, "+", 1, 1000);
+        sock_write_all(c->fd, "+", 1, 1000);
     if (c->on_async)
         c->on_async(c->ctx, payload, c->buf, u->len);
 }
@@ -212,7 +191,7 @@ resend:
         snprintf(err, errsz, "gdbstub: '%s' refused 3 times", payload);
         goto out;
     }
-    if (rsp_write(c->fd, frame, flen, timeout_ms) != 0) {
+    if (sock_write_all(c->fd, frame, flen, timeout_ms) != 0) {
         snprintf(err, errsz, "gdbstub: cannot send");
         goto out;
     }
@@ -243,7 +222,7 @@ resend:
         if (!u.csum_ok) {
             rsp_consume(c, u.len);
             if (!c->noack)
-                rsp_write(c->fd, "-", 1, 1000);
+                sock_write_all(c->fd, "-", 1, 1000);
             continue;
         }
         rsp_decode(c->buf + u.body, u.blen, dec, RSP_PACKET_MAX + 1);
@@ -253,7 +232,7 @@ resend:
             continue;
         }
         rsp_consume(c, u.len);
-        if (!c->noack && rsp_write(c->fd, "+", 1, 1000) != 0) {
+        if (!c->noack && sock_write_all(c->fd, "+", 1, 1000) != 0) {
             snprintf(err, errsz, "gdbstub: cannot send");
             goto out;
         }

@@ -60,8 +60,6 @@ struct rsp_conn {
 int rsp_fill(struct rsp_conn *c, int timeout_ms);
 /* Drops the first n buffered bytes. */
 void rsp_consume(struct rsp_conn *c, size_t n);
-/* Writes all of data (waiting up to timeout_ms). */
-int rsp_write(int fd, const void *data, size_t len, int timeout_ms);
 /* Sends one packet, waits for QEMU's '+' (resending on '-', 3 times) unless noack, then for
  * its answer (checksum checked and acknowledged; stop replies that arrive first go to
  * on_async). Returns 0 with the decoded answer in reply, or -1 with a reason. */

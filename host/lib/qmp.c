@@ -4,6 +4,7 @@
 #include "json.h"
 #include "log.h"
 #include "sig.h"
+#include "sock.h"
 #include "util.h"
 
 #include <errno.h>
@@ -18,28 +19,8 @@
 
 static int send_line(struct qmp *q, const char *s)
 {
-    size_t len = strlen(s), off = 0;
-    int64_t end = now_ms() + 5000;
-
     log_dbg("qmp> %.*s", (int)(strcspn(s, "\n")), s);
-    while (off < len) {
-        ssize_t n = write(q->fd, s + off, len - off);
-
-        if (n > 0) {
-            off += (size_t)n;
-            continue;
-        }
-        if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
-            struct pollfd p = { q->fd, POLLOUT, 0 };
-
-            if (now_ms() > end)
-                return -1;
-            poll(&p, 1, 100);
-            continue;
-        }
-        return -1;
-    }
-    return 0;
+    return sock_write_all(q->fd, s, strlen(s), 5000);
 }
 
 static void handle_line(struct qmp *q, char *line)

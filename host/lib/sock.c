@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 #include "sock.h"
 #include "log.h"
+#include "util.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -77,4 +79,26 @@ int sock_connect(const char *path)
 int sock_pair(int sv[2])
 {
     return socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv);
+}
+
+int sock_write_all(int fd, const void *data, size_t len, int timeout_ms)
+{
+    const uint8_t *p = data;
+    int64_t end = now_ms() + timeout_ms;
+
+    while (len) {
+        ssize_t n = write(fd, p, len);
+
+        if (n > 0) {
+            p += n;
+            len -= (size_t)n;
+        } else if (n < 0 && (errno == EAGAIN || errno == EINTR) && now_ms() < end) {
+            struct pollfd q = { fd, POLLOUT, 0 };
+
+            poll(&q, 1, 50);
+        } else {
+            return -1;
+        }
+    }
+    return 0;
 }

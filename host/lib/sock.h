@@ -3,6 +3,8 @@
 #ifndef HOST_SOCK_H
 #define HOST_SOCK_H
 
+#include <stddef.h>
+
 /* Length limit of a socket path (sun_path minus its NUL). */
 #define SOCK_PATH_MAX 107
 
@@ -14,5 +16,8 @@ int sock_accept(int lfd);
 int sock_connect(const char *path);
 /* socketpair(AF_UNIX, SOCK_STREAM) with close-on-exec on both ends */
 int sock_pair(int sv[2]);
+/* Writes all of data to a non-blocking fd, waiting for room up to timeout_ms in all: 0, or -1
+ * (an error, or the time is up) */
+int sock_write_all(int fd, const void *data, size_t len, int timeout_ms);
 
 #endif
