@@ -20,7 +20,7 @@
                              soon as QMP reports SUSPEND: through vtboot (memory MACed, key
                              sealed, re-launch, unseal, verify) and the same guest booted by
                              QEMU directly. 128 MB as in the S3 tests, but `-machine pc`: on
-                             q35 a guest without vtboot cannot suspend twice (README, S3). The
+                             q35 a guest without vtboot cannot suspend twice (docs/s3.md). The
                              best cycle of alternating boots. The issue sets no target.
   S3 vtboot run/MACing       where that cycle's time goes, from vtboot's TSC lines: its
                              suspend (shutdown_entry to the sleep) and its resume's MLE (entry
