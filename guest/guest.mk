@@ -44,7 +44,7 @@ GUEST_ATTEST_TOOLS := $(GUEST_TOOL_OBJDIR)/vtboot-hostpage
 
 $(GUEST_TOOL_OBJDIR)/vtboot-hostpage: guest/tools/vtboot-hostpage.c host/lib/hostpage.c host/lib/hostpage.h
 	@mkdir -p $(@D)
-	$(CC) -std=gnu11 -O2 -static -Wall -Wextra -Werror -Ihost/lib -o $@ guest/tools/vtboot-hostpage.c host/lib/hostpage.c
+	$(CC) -std=gnu11 -O2 -static -Wall -Wextra -Werror -Ihost/lib -Isrc -o $@ guest/tools/vtboot-hostpage.c host/lib/hostpage.c
 
 GUEST_INPUTS := guest/mkinitrd.sh guest/init guest/guest.mk $(GUEST_TOOLS) \
 	$(wildcard /bin/busybox /usr/sbin/txt-stat /lib/x86_64-linux-gnu/libc.so.6 /lib64/ld-linux-x86-64.so.2)

@@ -33,14 +33,13 @@ $(HOST_LIB): $(HOST_LIB_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
-# Pure pre-kernel sources a tool shares (parsers of the same formats), built for the host.
-HOST_PURE.vtboot-pcr := src/tboot/policy.c src/tpm/tpm2.c src/tpm/marshal.c src/lib/format.c \
-                        src/lib/string.c
-HOST_PURE_OBJ = $(patsubst src/%.c,$(HOST_OBJDIR)/pure/%.o,$(HOST_PURE.$(1)))
+# vtboot's pure sources (VTBOOT_PURE_SRCS, src/vtboot.mk: parsers of the same formats) built for
+# the host, as an archive after libvthost.a: a tool links the objects it uses.
+HOST_PURE_OBJ := $(patsubst src/%.c,$(HOST_OBJDIR)/pure/%.o,$(VTBOOT_PURE_SRCS))
+HOST_PURE_LIB := $(HOST_OBJDIR)/libvtpure.a
 HOST_LDLIBS.vtboot-pcr := -lz
 DEPS += zlib1g-dev
 # vtboot-attest: tpm2-tss (ESAPI, marshalling, the device and swtpm TCTIs); the guest runs it too
-HOST_PURE.vtboot-attest := $(HOST_PURE.vtboot-pcr)
 HOST_LDLIBS.vtboot-attest := -ltss2-esys -ltss2-mu -ltss2-tcti-device -ltss2-tcti-swtpm -lz
 # swtpm_localca (swtpm-tools) makes the EK CA with gnutls-bin's certtool; the attestation tests
 # forge a quote with python3-cryptography
@@ -50,15 +49,20 @@ $(HOST_OBJDIR)/pure/%.o: src/%.c
 	@mkdir -p $(@D)
 	$(HOST_CC) $(HOST_CFLAGS) -Isrc -c -o $@ $<
 
+$(HOST_PURE_LIB): $(HOST_PURE_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@
+	ar rcs $@ $^
+
 # One link rule per tool: $(BIN)/<tool> from HOST_OBJ.<tool>
 define HOST_TOOL_RULE
-$(BIN)/$(1): $(HOST_OBJ.$(1)) $(call HOST_PURE_OBJ,$(1)) $(HOST_LIB)
+$(BIN)/$(1): $(HOST_OBJ.$(1)) $(HOST_LIB) $(HOST_PURE_LIB)
 	@mkdir -p $$(@D)
 	$(HOST_CC) -o $$@ $$^ $(HOST_LDLIBS) $(HOST_LDLIBS.$(1))
 endef
 $(foreach t,$(HOST_TOOLS),$(eval $(call HOST_TOOL_RULE,$(t))))
 
--include $(HOST_LIB_OBJ:.o=.d) $(foreach t,$(HOST_TOOLS),$(HOST_OBJ.$(t):.o=.d))
+-include $(HOST_LIB_OBJ:.o=.d) $(HOST_PURE_OBJ:.o=.d) $(foreach t,$(HOST_TOOLS),$(HOST_OBJ.$(t):.o=.d))
 
 # The GRUB boot ISO of the default files (vtboot.gz, bzImage, initrd.img come from the other
 # fragments); `vtboot-qemu --grub` boots it when it is up to date.

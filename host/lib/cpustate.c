@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "cpustate.h"
-#include "bytes.h"
+#include "lib/bytes.h"
 #include "abi/vsenter.h"
 #include "util.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "credential.h"
-#include "bytes.h"
+#include "lib/bytes.h"
 #include "tpmquote.h"
 #include "util.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "ctrlproxy.h"
-#include "bytes.h"
+#include "lib/bytes.h"
 #include "ev.h"
 #include "log.h"
 #include "sig.h"

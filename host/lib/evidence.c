@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "evidence.h"
-#include "bytes.h"
+#include "lib/bytes.h"
 #include "util.h"
 
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "evlog.h"
-#include "bytes.h"
+#include "lib/bytes.h"
 #include "util.h"
 
 #include "abi/tcg_eventlog.h"

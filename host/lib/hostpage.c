@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "hostpage.h"
-#include "bytes.h"
+#include "lib/bytes.h"
 
 #include <stdarg.h>
 #include <stdio.h>

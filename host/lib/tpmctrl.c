@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "tpmctrl.h"
-#include "bytes.h"
+#include "lib/bytes.h"
 
 size_t tpmctrl_request_len(const uint8_t *buf, size_t have)
 {

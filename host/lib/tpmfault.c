@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "tpmfault.h"
-#include "bytes.h"
+#include "lib/bytes.h"
 #include "util.h"
 
 #include "abi/tpm2.h"

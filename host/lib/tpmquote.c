@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "tpmquote.h"
-#include "bytes.h"
+#include "lib/bytes.h"
 #include "util.h"
 
 #include <openssl/core_names.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "vtbext.h"
-#include "bytes.h"
+#include "lib/bytes.h"
 #include "util.h"
 
 #include "abi/vtboot_ext.h"

@@ -78,7 +78,7 @@ HOST_FUZZ_DIR     := $(OUT)/host/tests/fuzz
 HOST_FUZZ_ALL     := $(patsubst host/tests/fuzz/%_fuzz.c,%,$(wildcard host/tests/fuzz/*_fuzz.c))
 HOST_FUZZ_TARGETS ?= $(HOST_FUZZ_ALL)
 HOST_FUZZ_CFLAGS  := -std=gnu11 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer -Wall -Wextra \
-                     -Werror -Ihost/lib -Iinclude -fsanitize=address,undefined \
+                     -Werror -Ihost/lib -Iinclude -Isrc -fsanitize=address,undefined \
                      -fno-sanitize-recover=all -MMD -MP
 HOST_FUZZ_LDLIBS  := -ltss2-mu -lcrypto -lz
 # host/lib built again with the sanitizers, as an archive: a target links what it uses
@@ -87,7 +87,7 @@ HOST_FUZZ_LIB     := $(HOST_FUZZ_DIR)/libvthost.a
 
 $(HOST_FUZZ_DIR)/obj/%.o: host/%.c
 	@mkdir -p $(@D)
-	@$(HOST_FUZZ_CC) $(HOST_FUZZ_CFLAGS) -Isrc -fsanitize=fuzzer-no-link -c $< -o $@
+	@$(HOST_FUZZ_CC) $(HOST_FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 
 $(HOST_FUZZ_LIB): $(HOST_FUZZ_LIBOBJ)
 	@rm -f $@

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "vsenter_host.h"
-#include "bytes.h"
+#include "lib/bytes.h"
 #include "cpustate.h"
 #include "ev.h"
 #include "json.h"

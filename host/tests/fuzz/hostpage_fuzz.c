@@ -8,7 +8,7 @@
  * parse (found, not found, malformed); every refusal has a reason.
  */
 #include "hostpage.h"
-#include "bytes.h"
+#include "lib/bytes.h"
 
 #include <stdint.h>
 #include <stdlib.h>

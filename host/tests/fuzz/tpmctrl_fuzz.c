@@ -8,7 +8,7 @@
  * that cover it exactly; the names stay in their table.
  */
 #include "tpmctrl.h"
-#include "bytes.h"
+#include "lib/bytes.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -10,7 +10,7 @@
  * the rc of the first spec whose occurrence it is, else of the first "every" spec.
  */
 #include "tpmfault.h"
-#include "bytes.h"
+#include "lib/bytes.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -9,7 +9,7 @@
  * usage: host-unit-attest [DATA-DIR]   (default host/tests/unit/data/attest)
  */
 #include "credential.h"
-#include "bytes.h"
+#include "lib/bytes.h"
 #include "evidence.h"
 #include "evlog.h"
 #include "tpmquote.h"

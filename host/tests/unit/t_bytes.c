@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* bytes.h: each load and store against a fixed pattern, at an odd (unaligned) offset. */
 #include "unit.h"
-#include "bytes.h"
+#include "lib/bytes.h"
 
 #include <string.h>
 

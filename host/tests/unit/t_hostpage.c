@@ -4,7 +4,7 @@
  * hostpage_build; the honest page, hostpage_build's bytes against it, every prefix, and each
  * malformed page with its exact reason; every bit of the header and first item flipped. */
 #include "unit.h"
-#include "bytes.h"
+#include "lib/bytes.h"
 #include "hostpage.h"
 
 #include <stdint.h>

@@ -4,7 +4,7 @@
  * program playing QEMU and swtpm. Its own binary, out/host/tests/host-unit-tpmfault; prints
  * "N passed, N failed". */
 #include "ctrlproxy.h"
-#include "bytes.h"
+#include "lib/bytes.h"
 #include "ev.h"
 #include "log.h"
 #include "sock.h"

@@ -6,7 +6,7 @@
  * (t_platstate.c). Prints "N passed, N failed".
  * usage: host-unit [DATA-DIR]   (default host/tests/unit/data, from the top of the tree) */
 #include "unit.h"
-#include "bytes.h"
+#include "lib/bytes.h"
 #include "boot.h"
 #include "iso.h"
 #include "json.h"
