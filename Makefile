@@ -22,6 +22,7 @@ include host/host.mk
 include kernel/kernel.mk
 include guest/guest.mk
 include xen/xen.mk
+include qemu/qemu.mk
 include tests/tests.mk
 include packaging/packaging.mk
 
