@@ -38,6 +38,22 @@ $(HOST_BADLOAD): $(OUT)/host/tests/badload-entry.o $(OUT)/host/tests/badload.o h
 	   -T host/tests/guest/badload.ld -o $@ $(filter %.o,$^)
 BUILD += $(HOST_BADLOAD)
 
+# getsec: probes the emulated TXT CPU (SMX, CR4.SMXE, the TXT MSRs, GETSEC) on the patched
+# QEMU (qemu/, tests/qemu/test_txt_cpu.py)
+HOST_GETSEC := $(OUT)/host/tests/getsec.elf
+$(OUT)/host/tests/getsec.o: host/tests/guest/getsec.c include/abi/multiboot1.h
+	@mkdir -p $(@D)
+	$(HOST_TESTK_CC) -c -o $@ $<
+
+$(OUT)/host/tests/getsec-entry.o: host/tests/guest/getsec.S include/abi/multiboot1.h
+	@mkdir -p $(@D)
+	$(HOST_TESTK_CC) -D__ASSEMBLY__ -c -o $@ $<
+
+$(HOST_GETSEC): $(OUT)/host/tests/getsec-entry.o $(OUT)/host/tests/getsec.o host/tests/guest/getsec.ld
+	ld -m elf_i386 -nostdlib -static -z noexecstack --no-warn-rwx-segments \
+	   -T host/tests/guest/getsec.ld -o $@ $(filter %.o,$^)
+BUILD += $(HOST_GETSEC)
+
 HOST_UNIT := $(OUT)/host/tests/host-unit
 # tpmfault_test.c and attest_test.c are binaries of their own (host-unit-tpmfault, -attest)
 HOST_UNIT_SRC := $(filter-out host/tests/unit/tpmfault_test.c host/tests/unit/attest_test.c,\
