@@ -7,7 +7,7 @@
 VTBOOT_PURE_SRCS := $(sort $(wildcard src/lib/*.c src/log/*.c src/boot/*.c src/mem/*.c \
                       src/linux/*.c src/tboot/*.c src/acpi/*.c src/tpm/*.c \
                       src/crypto/*.c src/mbkernel/*.c src/pci/*.c src/smp/*.c \
-                      src/intc/*.c))
+                      src/intc/*.c src/txt/*.c))
 VTBOOT_PURE_SRCS := $(filter-out src/lib/libgcc.c,$(VTBOOT_PURE_SRCS))
 # The hashes and the MAC with what they need, for the crypto benchmark (tests/tests.mk).
 VTBOOT_CRYPTO_SRCS := $(filter src/crypto/%,$(VTBOOT_PURE_SRCS)) src/lib/string.c
