@@ -711,19 +711,19 @@ static void txt_seeds(void)
 {
     uint8_t b[1 + 16 + 3 * 4] = { 1 };
     out("txt_acm", "built", b, 17);
-    b[9] = 3;                            /* info table version 6, 2 chipsets, 3 processors */
+    b[9] = 3;                            /* info table version 6, 2 chipsets, 3 processors, */
     b[10] = 1;
     b[11] = 2;
-    b[12] = 3;
+    b[12] = 3;                           /* 3 TPM algorithms */
     b[16] = 8;                           /* 128 bytes of payload */
     out("txt_acm", "built-lists", b, 17);
-    uint8_t *p = b + 17;                 /* chipset count 0xff at 0x4f0; entry at 0x4C0+... */
+    uint8_t *p = b + 17;                 /* the chipset count at 0x4f0 := 0xff */
     p[0] = 0xf0; p[1] = 0x04; p[2] = 0xff;
     p[3] = 0xd1; p[4] = 0x04; p[5] = 0x02;   /* info table version 2 */
     out("txt_acm", "built-patched", b, sizeof(b));
     uint8_t h[1 + 5 * 2] = { 1 };
     out("txt_heap", "built", h, 1);
-    h[1] = 0x10; h[2] = 0x01; h[3] = 0; h[4] = 0x80; h[5] = 7;     /* OsSinitData version */
+    h[1] = 0x08; h[2] = 0x01; h[3] = 0; h[4] = 0x80; h[5] = 8;     /* OsSinitData version */
     h[6] = 0x20; h[7] = 0; h[8] = 0; h[9] = 0x80; h[10] = 0;       /* num_logical_procs */
     out("txt_heap", "built-patched", h, sizeof(h));
     uint8_t raw[1 + 8 + 16] = { 0, 24 };
