@@ -255,3 +255,35 @@ int txt_os_sinit_data_check(const uint8_t *p, uint64_t size, const struct txt_os
     }
     return 0;
 }
+
+int txt_heap_check_launch(const uint8_t *heap, uint64_t heap_size,
+                          const struct txt_heap_expect *e, struct txt_heap_launch *out,
+                          char *err, unsigned errlen)
+{
+    char sub[200];
+    struct txt_heap_view *v = &out->v;
+
+    memset(out, 0, sizeof(*out));
+    if (txt_heap_walk(heap, heap_size, 3, v, sub, sizeof(sub)) != 0)
+        FAIL("TXT heap: %s", sub);
+    if (txt_bios_data_check(heap + v->off[0] + 8, v->size[0], e->expected_procs, &out->bios,
+                            sub, sizeof(sub)) != 0)
+        FAIL("TXT heap: %s", sub);
+    if (v->size[1] != TXT_OS_MLE_DATA_SIZE)
+        FAIL("TXT heap: OsMleData size 0x%llx, tboot writes 0x%x",
+             (unsigned long long)v->size[1], TXT_OS_MLE_DATA_SIZE);
+    struct txt_os_sinit_expect oe = {
+        .acm_caps = e->acm_caps,
+        .acm_os_sinit_ver = e->acm_os_sinit_ver,
+        .tpm_ext_policy = e->tpm_ext_policy,
+        .heap_base = e->heap_base,
+        .heap_size = heap_size,
+        .os_mle_base = e->heap_base + v->off[1] + 8,
+        .os_mle_size = v->size[1] - 8,
+        .evtlog_min_size = e->evtlog_min_size,
+    };
+    if (txt_os_sinit_data_check(heap + v->off[2] + 8, v->size[2], &oe, &out->os_sinit, sub,
+                                sizeof(sub)) != 0)
+        FAIL("TXT heap: %s", sub);
+    return 0;
+}

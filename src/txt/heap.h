@@ -65,4 +65,24 @@ uint64_t txt_os_sinit_data_size(uint32_t version);
 int txt_os_sinit_data_check(const uint8_t *p, uint64_t size, const struct txt_os_sinit_expect *e,
                             struct txt_os_sinit_info *out, char *err, unsigned errlen);
 
+/* What the SINIT knows before it reads the heap (docs 3.4 steps 2-3). */
+struct txt_heap_expect {
+    uint64_t heap_base;              /* HEAP.BASE; the heap's size is what the caller passes */
+    uint32_t expected_procs;         /* MADT's enabled local APICs; 0: not checked */
+    uint32_t acm_caps, acm_os_sinit_ver, tpm_ext_policy, evtlog_min_size;
+};
+
+struct txt_heap_launch {
+    struct txt_heap_view v;          /* 3 regions: SinitMleData is the SINIT's to write */
+    struct txt_bios_data bios;
+    struct txt_os_sinit_info os_sinit;
+};
+
+/* The heap as the SINIT checks it before writing SinitMleData: the walk over three regions,
+ * BiosData, OsMleData's size as tboot writes it (0x15120), OsSinitData against the ACM and
+ * the heap's own coordinates. 0, or -1 with the reason. */
+int txt_heap_check_launch(const uint8_t *heap, uint64_t heap_size,
+                          const struct txt_heap_expect *e, struct txt_heap_launch *out,
+                          char *err, unsigned errlen);
+
 #endif

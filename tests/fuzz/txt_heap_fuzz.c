@@ -4,7 +4,8 @@
  * OsMleData's element-free size and OsSinitData on the regions it found, each given exactly
  * its region's bytes (an exact-size copy: ASan sees any read past a region). Accepted walks
  * have their regions inside the heap and in order; a heap that walks with 4 regions walks
- * with 3 to the same places.
+ * with 3 to the same places. txt_heap_check_launch (all of it, as the SINIT runs it) accepts
+ * only what its parts accept.
  *
  * Input: byte 0 even: the rest is the heap (HEAP.SIZE = its length). Byte 0 odd: a heap as
  * the emulated BIOS and tboot lay it out (BiosData v6, OsMleData, OsSinitData v7 with the
@@ -94,6 +95,22 @@ static void run(const uint8_t *heap, uint64_t len, bool must_pass)
         check_regions(heap, len, &v4, must_pass);
     if (rc3 == 0)
         check_regions(heap, len, &v3, must_pass);
+    struct txt_heap_expect he = {
+        .heap_base = HEAP_BASE,
+        .expected_procs = 1,
+        .acm_caps = 0x261,
+        .acm_os_sinit_ver = 7,
+        .tpm_ext_policy = ACM_TPM_EXT_POLICY_EMBEDDED,
+        .evtlog_min_size = 0x1000,
+    };
+    struct txt_heap_launch hl;
+    memset(err, 0x55, sizeof(err));
+    int rcl = txt_heap_check_launch(heap, len, &he, &hl, err, sizeof(err));
+    check_err(err, sizeof(err), rcl);
+    FUZZ_ASSERT(!must_pass || rcl == 0, "launch check refused: %s", err);
+    FUZZ_ASSERT(rcl || (rc3 == 0 && hl.v.nr == 3 && hl.v.size[1] == TXT_OS_MLE_DATA_SIZE &&
+                        hl.os_sinit.has_evtlog == (hl.os_sinit.d.version >= 6)),
+                "launch check accepted what the parts refuse");
     if (len >= 8) {
         uint8_t *x = malloc(len);
         memcpy(x, heap, len);

@@ -434,6 +434,55 @@ static void os_sinit_data(void **state)
     EXPECT_SINIT(e, "records [0x11, 0x10)");
 }
 
+static void check_launch(void **state)
+{
+    (void)state;
+    struct txt_heap_expect e = {
+        .heap_base = HEAP_BASE,
+        .expected_procs = 1,
+        .acm_caps = 0x261,
+        .acm_os_sinit_ver = 7,
+        .tpm_ext_policy = ACM_TPM_EXT_POLICY_EMBEDDED,
+        .evtlog_min_size = 0x1000,
+    };
+    struct txt_heap_launch l;
+    lay_out();
+    store_le64(heap + SINITMLE_OFF, 0);          /* not written yet */
+    err[0] = 0;
+    assert_int_equal(txt_heap_check_launch(heap, HEAP_SIZE, &e, &l, err, sizeof(err)), 0);
+    assert_int_equal(l.v.nr, 3);
+    assert_int_equal(l.bios.version, 6);
+    assert_int_equal(l.os_sinit.d.version, 7);
+    assert_true(l.os_sinit.evtlog.phys_addr == EVTLOG_PHYS);
+    /* each part's refusal, prefixed */
+    store_le64(heap + OSSINIT_OFF, HEAP_SIZE);
+    assert_int_equal(txt_heap_check_launch(heap, HEAP_SIZE, &e, &l, err, sizeof(err)), -1);
+    assert_contains(err, "TXT heap: heap regions up to OsSinitData end at");
+    lay_out();
+    e.expected_procs = 2;
+    assert_int_equal(txt_heap_check_launch(heap, HEAP_SIZE, &e, &l, err, sizeof(err)), -1);
+    assert_contains(err, "TXT heap: BiosData num_logical_procs 1, the platform has 2");
+    e.expected_procs = 1;
+    /* OsMleData one byte longer: OsSinitData moves with it, but tboot's size is exact */
+    memmove(heap + OSMLE_OFF + 1, heap + OSMLE_OFF, HEAP_SIZE - OSMLE_OFF - 1);
+    store_le64(heap + OSMLE_OFF, TXT_OS_MLE_DATA_SIZE + 1);
+    assert_int_equal(txt_heap_check_launch(heap, HEAP_SIZE, &e, &l, err, sizeof(err)), -1);
+    assert_contains(err, "TXT heap: OsMleData size 0x15121, tboot writes 0x15120");
+    lay_out();
+    e.acm_os_sinit_ver = 6;
+    assert_int_equal(txt_heap_check_launch(heap, HEAP_SIZE, &e, &l, err, sizeof(err)), -1);
+    assert_contains(err, "TXT heap: OsSinitData version 7, newer than the ACM's 6");
+    /* the event log must be inside OsMleData as the walk found it */
+    e.acm_os_sinit_ver = 7;
+    e.heap_base = HEAP_BASE + 0x11000;          /* OsMleData now starts after the log */
+    assert_int_equal(txt_heap_check_launch(heap, HEAP_SIZE, &e, &l, err, sizeof(err)), -1);
+    assert_contains(err, "TXT heap: OsSinitData LCP PO data");
+    store_le64(ossinit() + 72, 0);
+    store_le64(ossinit() + 64, 0);
+    assert_int_equal(txt_heap_check_launch(heap, HEAP_SIZE, &e, &l, err, sizeof(err)), -1);
+    assert_contains(err, "TXT heap: OsSinitData event log 0x7ae10162+0x2000 is not inside OsMleData");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -441,6 +490,7 @@ int main(void)
         cmocka_unit_test(bios_data),
         cmocka_unit_test(ext_elements),
         cmocka_unit_test(os_sinit_data),
+        cmocka_unit_test(check_launch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
