@@ -287,3 +287,63 @@ int txt_heap_check_launch(const uint8_t *heap, uint64_t heap_size,
         FAIL("TXT heap: %s", sub);
     return 0;
 }
+
+#define DMAR_HEADER_SIZE 48u         /* ACPI header 36, host address width, flags, reserved */
+
+int txt_sinit_mle_data_check(const uint8_t *p, uint64_t size, struct txt_sinit_mle_data *out,
+                             char *err, unsigned errlen)
+{
+    struct txt_sinit_mle_data d;
+
+    memset(out, 0, sizeof(*out));
+    memset(&d, 0, sizeof(d));
+    if (size < 8 + 4)
+        FAIL("SinitMleData size %llu holds no version", (unsigned long long)size);
+    uint64_t len = size - 8;
+    d.version = load_le32(p);
+    if (d.version < TXT_SINIT_MLE_DATA_MIN_VER)
+        FAIL("SinitMleData version %u, tboot needs 6 or later", d.version);
+    uint64_t fixed = d.version >= 8 ? sizeof(d) : offsetof(struct txt_sinit_mle_data,
+                                                            proc_scrtm_status);
+    if (len < fixed)
+        FAIL("SinitMleData version %u is %llu bytes, shorter than its %llu-byte fields",
+             d.version, (unsigned long long)len, (unsigned long long)fixed);
+    memcpy(&d, p, fixed);
+    if (d.version >= 9) {
+        char sub[128];
+        if (txt_ext_elts_check(p + sizeof(d), len - sizeof(d), sub, sizeof(sub)) != 0)
+            FAIL("SinitMleData: %s", sub);
+    }
+    /* offsets count from the size field: the data starts at 8 */
+    if (d.num_mdrs == 0)
+        FAIL("SinitMleData has no MDRs (tboot needs at least one)");
+    if (d.mdrs_off < 8 + fixed || d.mdrs_off - 8 + 24ull * d.num_mdrs > len)
+        FAIL("SinitMleData MDRs at 0x%x (%u of 24 bytes) are not inside its 0x%llx bytes",
+             d.mdrs_off, d.num_mdrs, (unsigned long long)size);
+    for (uint32_t i = 0; i < d.num_mdrs; i++) {
+        const uint8_t *m = p + d.mdrs_off - 8 + 24ull * i;
+        uint64_t base = load_le64(m), length = load_le64(m + 8);
+        if (length && length - 1 > ~base)
+            FAIL("SinitMleData MDR %u 0x%llx+0x%llx wraps past 2^64", i,
+                 (unsigned long long)base, (unsigned long long)length);
+    }
+    if (d.vtd_dmars_off < 8 + fixed || d.vtd_dmars_off - 8 + (uint64_t)DMAR_HEADER_SIZE > len)
+        FAIL("SinitMleData DMAR at 0x%x is not inside its 0x%llx bytes", d.vtd_dmars_off,
+             (unsigned long long)size);
+    const uint8_t *t = p + d.vtd_dmars_off - 8;
+    uint32_t tlen = load_le32(t + 4);
+    if (memcmp(t, "DMAR", 4) != 0)
+        FAIL("SinitMleData DMAR copy at 0x%x has signature \"%c%c%c%c\"", d.vtd_dmars_off,
+             t[0] >= 32 && t[0] < 127 ? t[0] : '?', t[1] >= 32 && t[1] < 127 ? t[1] : '?',
+             t[2] >= 32 && t[2] < 127 ? t[2] : '?', t[3] >= 32 && t[3] < 127 ? t[3] : '?');
+    if (tlen < DMAR_HEADER_SIZE || d.vtd_dmars_off - 8 + (uint64_t)tlen > len)
+        FAIL("SinitMleData DMAR copy of %u bytes at 0x%x is not inside its 0x%llx bytes", tlen,
+             d.vtd_dmars_off, (unsigned long long)size);
+    uint8_t sum = 0;
+    for (uint32_t i = 0; i < tlen; i++)
+        sum = (uint8_t)(sum + t[i]);
+    if (sum != 0)
+        FAIL("SinitMleData DMAR copy's checksum is off by 0x%02x", sum);
+    *out = d;
+    return 0;
+}

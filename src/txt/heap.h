@@ -65,6 +65,14 @@ uint64_t txt_os_sinit_data_size(uint32_t version);
 int txt_os_sinit_data_check(const uint8_t *p, uint64_t size, const struct txt_os_sinit_expect *e,
                             struct txt_os_sinit_info *out, char *err, unsigned errlen);
 
+/* SinitMleData, `size` its size field: version >= 6 (tboot), the fields of its version
+ * inside, from version 9 an END-terminated element chain, num_mdrs >= 1 MDRs inside the
+ * region (offsets from the size field, as tboot, Linux and Xen count them), none wrapping
+ * past 2^64, and the DMAR copy ("DMAR", its length and a zero checksum) inside it too.
+ * What tboot, Linux and Xen read after the launch. 0, or -1 with the reason. */
+int txt_sinit_mle_data_check(const uint8_t *p, uint64_t size, struct txt_sinit_mle_data *out,
+                             char *err, unsigned errlen);
+
 /* What the SINIT knows before it reads the heap (docs 3.4 steps 2-3). */
 struct txt_heap_expect {
     uint64_t heap_base;              /* HEAP.BASE; the heap's size is what the caller passes */

@@ -2,9 +2,9 @@
 /*
  * src/txt/heap.c on arbitrary TXT heaps: the walk (3 and 4 regions), then BiosData,
  * OsMleData's element-free size and OsSinitData on the regions it found, each given exactly
- * its region's bytes (an exact-size copy: ASan sees any read past a region). Accepted walks
- * have their regions inside the heap and in order; a heap that walks with 4 regions walks
- * with 3 to the same places. txt_heap_check_launch (all of it, as the SINIT runs it) accepts
+ * its region's bytes (an exact-size copy: ASan sees any read past a region), and
+ * SinitMleData when there are four. Accepted walks have their regions inside the heap and in
+ * order; a heap that walks with 4 regions walks with 3 to the same places. txt_heap_check_launch (all of it, as the SINIT runs it) accepts
  * only what its parts accept.
  *
  * Input: byte 0 even: the rest is the heap (HEAP.SIZE = its length). Byte 0 odd: a heap as
@@ -46,6 +46,19 @@ static void check_regions(const uint8_t *heap, uint64_t len, const struct txt_he
     FUZZ_ASSERT(rc || (bd.version >= 2 && bd.num_logical_procs >= 1 &&
                        bd.num_logical_procs <= 1024), "BiosData accepted wrongly");
     free(b);
+    if (v->nr == 4) {
+        uint64_t n4 = v->size[3] - 8;
+        uint8_t *s4 = malloc(n4 ? n4 : 1);
+        memcpy(s4, heap + v->off[3] + 8, n4);
+        struct txt_sinit_mle_data sm;
+        memset(err, 0x55, sizeof(err));
+        rc = txt_sinit_mle_data_check(s4, v->size[3], &sm, err, sizeof(err));
+        check_err(err, sizeof(err), rc);
+        FUZZ_ASSERT(rc || (sm.version >= 6 && sm.num_mdrs >= 1 &&
+                           sm.mdrs_off - 8 + 24ull * sm.num_mdrs <= n4 &&
+                           sm.vtd_dmars_off - 8 + 48ull <= n4), "SinitMleData accepted wrongly");
+        free(s4);
+    }
     if (v->nr < 3)
         return;
     FUZZ_ASSERT(!must_pass || v->size[1] == TXT_OS_MLE_DATA_SIZE, "OsMleData size");
@@ -90,10 +103,13 @@ static void run(const uint8_t *heap, uint64_t len, bool must_pass)
     if (rc4 == 0)
         FUZZ_ASSERT(rc3 == 0 && !memcmp(v3.off, v4.off, 3 * 8) && !memcmp(v3.size, v4.size, 3 * 8),
                     "3-region walk differs");
-    int rc1 = txt_heap_walk(heap, len, 1, &v4, err, sizeof(err));
+    struct txt_heap_view v1;
+    int rc1 = txt_heap_walk(heap, len, 1, &v1, err, sizeof(err));
     if (rc1 == 0)
+        check_regions(heap, len, &v1, must_pass);
+    if (rc4 == 0)
         check_regions(heap, len, &v4, must_pass);
-    if (rc3 == 0)
+    else if (rc3 == 0)
         check_regions(heap, len, &v3, must_pass);
     struct txt_heap_expect he = {
         .heap_base = HEAP_BASE,

@@ -434,6 +434,112 @@ static void os_sinit_data(void **state)
     EXPECT_SINIT(e, "records [0x11, 0x10)");
 }
 
+/* SinitMleData v9 as our SINIT will write it: the fields, END, 2 MDRs, a 56-byte DMAR */
+static uint8_t smd[8 + 148 + 8 + 48 + 56];
+
+static void fix_dmar_checksum(void)
+{
+    uint8_t *t = smd + 8 + 148 + 8 + 48, sum = 0;
+    t[9] = 0;
+    for (unsigned i = 0; i < 56; i++)
+        sum = (uint8_t)(sum + t[i]);
+    t[9] = (uint8_t)-sum;
+}
+
+static void lay_out_smd(void)
+{
+    uint8_t *d = smd + 8;
+    memset(smd, 0, sizeof(smd));
+    store_le64(smd, sizeof(smd));
+    store_le32(d, 9);
+    store_le32(d + 128, 2);                      /* num_mdrs */
+    store_le32(d + 132, 8 + 148 + 8);            /* mdrs_off, from the size field */
+    store_le32(d + 136, 1);
+    store_le32(d + 140, 8 + 148 + 8 + 48);       /* vtd_dmars_off */
+    store_le32(d + 148, HEAP_EXTDATA_TYPE_END);
+    store_le32(d + 152, 8);
+    uint8_t *m = d + 156;
+    store_le64(m + 8, 0xa0000);                  /* GOOD 0 - 640 KiB */
+    store_le64(m + 24, 0x100000);
+    store_le64(m + 32, 0x7ad00000);
+    uint8_t *t = d + 204;
+    memcpy(t, "DMAR", 4);
+    store_le32(t + 4, 56);
+    t[8] = 1;
+    fix_dmar_checksum();
+}
+
+static int smd_check(void)
+{
+    struct txt_sinit_mle_data out;
+    err[0] = 0;
+    return txt_sinit_mle_data_check(smd + 8, load_le64(smd), &out, err, sizeof(err));
+}
+
+#define EXPECT_SMD(reason) do { \
+    assert_int_equal(smd_check(), -1); assert_contains(err, reason); } while (0)
+
+static void sinit_mle_data(void **state)
+{
+    (void)state;
+    uint8_t *d = smd + 8;
+    lay_out_smd();
+    assert_int_equal(smd_check(), 0);
+    store_le32(d, 5);
+    EXPECT_SMD("SinitMleData version 5, tboot needs 6 or later");
+    store_le32(d, 10);                           /* newer: tboot only warns */
+    assert_int_equal(smd_check(), 0);
+    store_le32(d, 8);                            /* no elements read: the END is just bytes */
+    store_le32(d + 152, 0);
+    assert_int_equal(smd_check(), 0);
+    store_le32(d, 9);
+    EXPECT_SMD("SinitMleData: extended element type 0 at +0x0: size 0");
+    store_le32(d + 152, 8);
+    store_le64(smd, 8 + 147);
+    EXPECT_SMD("SinitMleData version 9 is 147 bytes, shorter than its 148-byte fields");
+    store_le64(smd, 11);
+    EXPECT_SMD("SinitMleData size 11 holds no version");
+    lay_out_smd();
+    store_le32(d + 128, 0);
+    EXPECT_SMD("SinitMleData has no MDRs (tboot needs at least one)");
+    store_le32(d + 128, 4);                      /* the 2 MDRs and the DMAR: room for 4 */
+    assert_int_equal(smd_check(), 0);
+    store_le32(d + 128, 5);
+    EXPECT_SMD("SinitMleData MDRs at 0xa4 (5 of 24 bytes) are not inside its 0x10c bytes");
+    store_le32(d + 128, 0x80000000);
+    EXPECT_SMD("(2147483648 of 24 bytes)");
+    store_le32(d + 128, 2);
+    store_le32(d + 132, 8 + 147);
+    EXPECT_SMD("SinitMleData MDRs at 0x9b");
+    lay_out_smd();
+    store_le64(d + 156 + 24, 0xfffffffffff00000ull);
+    store_le64(d + 156 + 32, 0x100000);
+    assert_int_equal(smd_check(), 0);            /* ends at 2^64 exactly */
+    store_le64(d + 156 + 32, 0x100001);
+    EXPECT_SMD("SinitMleData MDR 1 0xfffffffffff00000+0x100001 wraps past 2^64");
+    lay_out_smd();
+    store_le32(d + 140, 8 + 148 + 8 + 48 + 9);
+    EXPECT_SMD("SinitMleData DMAR at 0xdd is not inside its 0x10c bytes");
+    store_le32(d + 140, 8 + 100);
+    EXPECT_SMD("SinitMleData DMAR at 0x6c is not inside");
+    store_le32(d + 140, 8 + 148 + 8);
+    EXPECT_SMD("SinitMleData DMAR copy at 0xa4 has signature \"????\"");
+    lay_out_smd();
+    store_le32(d + 204 + 4, 57);
+    fix_dmar_checksum();
+    EXPECT_SMD("SinitMleData DMAR copy of 57 bytes at 0xd4 is not inside its 0x10c bytes");
+    store_le32(d + 204 + 4, 47);
+    EXPECT_SMD("SinitMleData DMAR copy of 47 bytes");
+    store_le32(d + 204 + 4, 48);
+    fix_dmar_checksum();                         /* over 56 bytes: off for the 48 */
+    d[204 + 48] = 0x11;
+    fix_dmar_checksum();
+    EXPECT_SMD("SinitMleData DMAR copy's checksum is off by 0xef");   /* -0x11 */
+    lay_out_smd();
+    d[204 + 20] ^= 1;
+    EXPECT_SMD("checksum is off by 0x01");
+}
+
 static void check_launch(void **state)
 {
     (void)state;
@@ -491,6 +597,7 @@ int main(void)
         cmocka_unit_test(ext_elements),
         cmocka_unit_test(os_sinit_data),
         cmocka_unit_test(check_launch),
+        cmocka_unit_test(sinit_mle_data),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
