@@ -77,7 +77,7 @@ struct acm_values {
     uint32_t code_control;
     uint32_t error_entry_point;
     uint32_t seg_sel;
-    /* offsets in the payload; acm_build adds where it puts the payload. gdt_base_in_payload
+    /* offsets in the payload; acm_build adds where it puts the payload. gdt_in_payload
      * false: acm_build lays out a flat 4-entry GDT itself (null, code 0x08, data 0x10, null) */
     bool gdt_in_payload;
     uint32_t gdt_base, gdt_limit;
