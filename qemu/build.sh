@@ -2,7 +2,8 @@
 # qemu/build.sh: build QEMU's x86_64 system emulator with vtboot's TXT patches (issue 20).
 #
 #   qemu/build.sh [--out DIR]      the cached build: installs DIR/bin/qemu-system-x86_64-txt
-#   qemu/build.sh --dev DIR        a developer tree in DIR for iterating on a patch (README.md)
+#   qemu/build.sh --dev DIR        a developer tree in DIR for iterating on a patch (README.md):
+#                                  DIR/src (git), DIR/build, DIR/out/bin/qemu-system-x86_64-txt
 #
 # Stock Debian QEMU (package qemu-system-x86) stays the default for every other run; this binary
 # is the emulated Intel TXT platform (docs/txt-platform.md). The script fetches the source
@@ -33,7 +34,7 @@ while [ $# -gt 0 ]; do
         --out=*) out="${1#--out=}" ;;
         --dev) dev="$2"; shift ;;
         --dev=*) dev="${1#--dev=}" ;;
-        -h|--help) sed -n '2,20p' "$self" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,21p' "$self" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "qemu/build.sh: unknown argument: $1" >&2; exit 2 ;;
     esac
     shift
@@ -58,9 +59,12 @@ elapsed() { echo "$(( $(date +%s) - t_start ))s"; }
 
 # The configure line (part of the key). --without-default-features turns every optional library
 # off; the launcher needs TCG, the TPM emulator backend and tpm-tis, chardevs, QMP and the
-# gdbstub. --firmwarepath is Debian's own, so that the binary finds SeaBIOS and the option ROMs
-# of the installed packages without -L.
+# gdbstub. --without-default-devices with vtboot's device set (patch 0001:
+# configs/devices/x86_64-softmmu/vtboot.mak) builds q35 and the devices vtboot-qemu uses only.
+# --firmwarepath is Debian's own, so that the binary finds SeaBIOS and the option ROMs of the
+# installed packages without -L.
 QEMU_CONFIGURE_FLAGS="--target-list=x86_64-softmmu --without-default-features \
+--without-default-devices --with-devices-x86_64=vtboot \
 --enable-tcg --enable-tpm --disable-docs --disable-user --disable-install-blobs \
 --disable-werror --enable-fdt=system --disable-slirp --disable-guest-agent --disable-tools \
 --audio-drv-list= --prefix=/nonexistent \
@@ -140,7 +144,6 @@ unset MAKEFLAGS MFLAGS MAKEOVERRIDES MAKELEVEL CC LD CFLAGS 2>/dev/null || true
 # ---- --dev DIR: a git tree to iterate in --------------------------------------------------------
 if [ -n "$dev" ]; then
     get_source
-    run() { "$@"; }
     if [ ! -d "$dev/src/.git" ]; then
         command -v git >/dev/null || die "--dev needs git"
         mkdir -p "$dev"
@@ -164,7 +167,11 @@ if [ -n "$dev" ]; then
     dev=$(cd "$dev" && pwd)
     say "ninja -j$jobs qemu-system-x86_64 in $dev/build"
     ninja -C "$dev/build" -j"$jobs" qemu-system-x86_64 || die "build failed"
-    say "built $dev/build/qemu-system-x86_64 [$(elapsed)]"
+    # a copy, not a link: run from its build tree, QEMU looks for its firmware there only
+    mkdir -p "$dev/out/bin"
+    install_outputs "$dev/build" "$dev/out/bin" "qemu-system-x86_64:qemu-system-x86_64-txt"
+    chmod 755 "$dev/out/bin/qemu-system-x86_64-txt"
+    say "built $dev/out/bin/qemu-system-x86_64-txt [$(elapsed)]"
     say "export the series: git -C $dev/src format-patch -o $patchdir debian.. (then fix series)"
     exit 0
 fi
@@ -195,8 +202,8 @@ rm -rf "$cache/tmp-qemu-$key".*
 
 get_source
 say "building QEMU $version (x86_64-softmmu), key $key"
-# shellcheck disable=SC2086 # one line
-say "patches: $(echo ${patches:-none})"
+# shellcheck disable=SC2086 # one word per patch
+say "patches: $(printf '%s ' ${patches:-none})"
 temp_build_tree qemu "$cache/tmp-qemu-$key"
 
 t_unpack=$(date +%s)

@@ -10,10 +10,11 @@ QEMU_DEB_VERSION := 1:7.2+dfsg-7+deb12u18
 # signed Sources index when it was first fetched; this pins it for every later build)
 QEMU_DSC_SHA256  := 6b6bd27b947ec89e40a1d6b26d9c9f3c698ca691da13163e0483f6061bbb20b3
 
-# configure needs glib, pixman, libfdt (x86_64-softmmu requires fdt), meson and ninja; the binary
+# configure needs glib, pixman, libfdt (x86_64-softmmu requires fdt), Debian's meson (the dfsg
+# tarball has no meson submodule, no venv is made) and ninja; the binary
 # takes SeaBIOS and the option ROMs from Debian's packages (--firmwarepath)
 DEPS  += qemu-system-x86 dpkg-dev debian-archive-keyring apt patch xz-utils gcc make pkg-config \
-	 python3 python3-venv meson ninja-build libglib2.0-dev libpixman-1-dev libfdt-dev \
+	 python3 meson ninja-build libglib2.0-dev libpixman-1-dev libfdt-dev \
 	 zlib1g-dev seabios ipxe-qemu
 BUILD += $(OUT)/bin/qemu-system-x86_64-txt
 
