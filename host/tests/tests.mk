@@ -78,8 +78,11 @@ host-unit: $(HOST_UNIT) $(HOST_UNIT_TPMFAULT) $(HOST_UNIT_ATTEST)
 	$(HOST_UNIT_TPMFAULT)
 	$(HOST_UNIT_ATTEST)
 
-host-test: host-unit $(BIN)/vtboot-qemu $(HOST_TESTK)
+# vtboot-acm's ACMs as Debian's txt-acminfo and OpenSSL read them (host/tests/acm-tests.sh)
+DEPS += tboot openssl
+host-test: host-unit $(BIN)/vtboot-qemu $(HOST_TESTK) $(BIN)/vtboot-acm
 	host/tests/run-tests.sh $(BIN)/vtboot-qemu $(HOST_TESTK)
+	host/tests/acm-tests.sh $(BIN)/vtboot-acm
 
 # libFuzzer targets for the launcher's parsers of outside input (clang, ASan, UBSan): what the
 # guest, QEMU, swtpm or a file hands the host tools. `make fuzz` and `make fuzz-smoke` run them
