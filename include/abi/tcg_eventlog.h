@@ -11,7 +11,14 @@
 #include <stddef.h>
 
 #define EV_NO_ACTION 0x00000003u
+/* TXT event types (Intel's EVTYPE_*, base 0x400; surface 6.2 lists them from public parsers) */
+#define EV_TXT_HASH_START 0x00000402u     /* PCR 17's first extend: H(ACM digest || EDX) */
 #define EV_TXT_MLE_HASH 0x00000404u       /* TXT EVTYPE_MLE_HASH: what SENTER measured */
+#define EV_TXT_CPU_SCRTM_STAT 0x0000040bu
+#define EV_TXT_LCP_CONTROL_HASH 0x0000040cu
+#define EV_TXT_OSSINITDATA_CAP_HASH 0x0000040fu
+#define EV_TXT_SINIT_PUBKEY_HASH 0x00000410u
+#define EV_TXT_LCP_HASH 0x00000411u
 #define EV_TXT_CAP_VALUE 0x000004ffu      /* TXT EVTYPE_CAP_VALUE: a PCR capped at shutdown */
 #define EV_TB_MEASUREMENT 0x00000501u     /* tboot EVTTYPE_TB_MEASUREMENT (0x400 + 0x101) */
 
