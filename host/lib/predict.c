@@ -75,12 +75,25 @@ int predict_bank(const struct predict_input *in, struct pcr_bank *b, bool verbos
         return -1;
     b->size = (unsigned)EVP_MD_get_size(md);
     b->nr_events = 0;
-    /* after the dynamic launch: 17-22 zero, then 17 = H(0 || H(MLE)); the others as at reset */
+    /* after the dynamic launch: 17-22 zero, then 17 = H(0 || H(MLE)) (a TXT launch: the
+     * SINIT's events in 17 and 18); the others as at reset */
     for (unsigned p = 0; p < PREDICT_NR_PCRS; p++)
         memset(b->pcr[p], p >= 17 && p <= 22 ? 0x00 : 0xff, b->size);
-    if (digest(md, in->mle, in->mle_size, NULL, 0, d) ||
-        extend(md, b, 17, d, PREDICT_MLE, 0, "MLE (dynamic launch)", verbose))
-        return -1;
+    if (in->txt) {
+        for (unsigned i = 0; i < TXT_DRTM_NR_EVENTS; i++) {
+            const struct txt_drtm_event *e = &in->txt->ev[i];
+            snprintf(what, sizeof(what), "SINIT event 0x%x%s", e->type,
+                     e->is_mle ? " (the MLE)" : "");
+            if (digest(md, e->is_mle ? in->mle : e->data, e->is_mle ? in->mle_size : e->len,
+                       NULL, 0, d) ||
+                extend(md, b, e->pcr, d, PREDICT_TXT, i, what, verbose))
+                return -1;
+        }
+    } else {
+        if (digest(md, in->mle, in->mle_size, NULL, 0, d) ||
+            extend(md, b, 17, d, PREDICT_MLE, 0, "MLE (dynamic launch)", verbose))
+            return -1;
+    }
 
     const struct tb_policy *pol = in->policy;
     if (policy_digest(md, pol, b->size, d) ||

@@ -14,12 +14,13 @@
 #include <stdint.h>
 
 #include "tboot/policy.h"
+#include "txt/drtm.h"
 
 #define PREDICT_MAX_MODULES 16
 #define PREDICT_NR_PCRS 24
 #define PREDICT_MAX_DIGEST 64
-/* the launch, the policy twice, each module at most twice */
-#define PREDICT_MAX_EVENTS (3 + 2 * PREDICT_MAX_MODULES)
+/* the launch (a TXT launch: the SINIT's list), the policy twice, each module at most twice */
+#define PREDICT_MAX_EVENTS (TXT_DRTM_NR_EVENTS + 2 + 2 * PREDICT_MAX_MODULES)
 
 struct predict_module {
     const char *cmdline;             /* the exact module string vtboot gets */
@@ -31,6 +32,8 @@ struct predict_input {
     const uint8_t *mle;
     size_t mle_size;
     const struct tb_policy *policy;
+    const struct txt_drtm_events *txt;   /* a TXT launch: the SINIT's events (host/lib/txtexpect.h)
+                                          * in place of vtboot's one MLE extend; NULL: vtboot's */
     enum pcr_map map;
     unsigned nr_modules;
     struct predict_module modules[PREDICT_MAX_MODULES];
@@ -39,6 +42,7 @@ struct predict_input {
 /* One extend, as vtboot logs it in its D-RTM event log (in that order). */
 enum predict_what {
     PREDICT_MLE,                     /* the dynamic launch: H(MLE), event type 0x404 */
+    PREDICT_TXT,                     /* a TXT launch's SINIT event (`module`: its index) */
     PREDICT_POLICY,                  /* H(policy_control || H(policy)) */
     PREDICT_MODULE,                  /* H(H(module string) || H(image)) */
 };

@@ -3,11 +3,14 @@
 # Tests of vtboot-acm against independent readers: Debian's txt-acminfo (package tboot) parses
 # the ACMs it makes and prints our header, information table and lists; OpenSSL's command line
 # verifies the signature over the signed ranges (RSASSA-PKCS1-v1_5, SHA-256, docs 3.3) and
-# recomputes the key hash from the key; flipped bytes change exactly what they should.
-# usage: acm-tests.sh path/to/vtboot-acm
+# recomputes the key hash from the key; flipped bytes change exactly what they should. Then
+# vtboot-pcr's prediction of a TXT launch with such an ACM (--sinit): each SINIT event's digest
+# recomputed here from the ACM's bytes, the MLE's by Debian's lcp2_mlehash.
+# usage: acm-tests.sh path/to/vtboot-acm path/to/vtboot-pcr
 set -u
 
 ACM=$(realpath "$1")
+PCR=$(realpath "$2")
 T=$(mktemp -d /tmp/vtacm-test.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 PASS=0
@@ -191,6 +194,53 @@ refuse "info on a non-ACM" "$ACM" info code.bin
 refuse "unknown command" "$ACM" frobnicate a.bin
 "$ACM" --help > help.txt
 grep -q '^SYNOPSIS' help.txt && grep -q 'break FILE' help.txt && ok "--help" || bad "--help"
+
+echo "# vtboot-pcr predict --sinit (a TXT launch of Debian's tboot with our ACM)"
+sha_hex() { xxd -r -p | sha256sum | cut -d' ' -f1; }     # stdin: hex bytes
+# "  PCR 17 += <hex>  SINIT event 0x402": the sha256 digest extended for event TYPE
+event() { awk -v t="$2" '$5 == "SINIT" && $7 == t { print $4 }' "$1"; }
+zcat /boot/tboot.gz > tboot.elf
+check "predict --sinit" "$PCR" predict --sinit a.bin --vtboot /boot/tboot.gz --vtboot-cmdline \
+      "logging=serial" --kernel code.bin --bank sha256 -v
+"$PCR" predict --sinit a.bin --vtboot /boot/tboot.gz --vtboot-cmdline "logging=serial" \
+    --kernel code.bin --bank sha256 -v > pcrs.txt 2> ev.txt
+sz=$(( $(u32 a.bin 24) * 4 ))
+acm_digest=$( (head -c $((0x184)) a.bin; tail -c +$((0x4C0 + 1)) a.bin | head -c $((sz - 0x4C0))) |
+              sha256sum | cut -d' ' -f1)
+same "0x402: H(SHA-256 of the signed ranges || EDX 0)" "$(event ev.txt 0x402)" \
+     "$(echo "${acm_digest}00000000" | sha_hex)"
+same "0x40b: H(processor S-CRTM status 0)" "$(event ev.txt 0x40b)" "$(echo 00000000 | sha_hex)"
+same "0x40f: H(OsSinitData caps 0x601, tboot's)" "$(event ev.txt 0x40f)" "$(echo 01060000 | sha_hex)"
+same "0x40c: H(LCP policy control 0)" "$(event ev.txt 0x40c)" "$(echo 00000000 | sha_hex)"
+same "0x404: the MLE as Debian's lcp2_mlehash hashes tboot" "$(event ev.txt 0x404)" \
+     "$(lcp2_mlehash --create --cmdline "logging=serial" --alg sha256 tboot.elf 2>/dev/null |
+        tail -1 | tr -d ' \n')"
+same "0x410: H(the ACM's key) = vtboot-acm key-hash" "$(event ev.txt 0x410)" "$("$ACM" key-hash k.pem)"
+same "0x411: H(32 zero bytes), no launch control policy" "$(event ev.txt 0x411)" \
+     "$(head -c 32 /dev/zero | sha256sum | cut -d' ' -f1)"
+# the PCRs are the replay of every extend -v printed (the SINIT's, then tboot's)
+replay() {
+    local v=0000000000000000000000000000000000000000000000000000000000000000 d
+    for d in $(awk -v p="$2" '$1 == "PCR" && $2 == p { print $4 }' "$1"); do
+        v=$(echo "$v$d" | sha_hex)
+    done
+    echo "$v"
+}
+same "PCR 17 = the replay of its 7 extends" "$(grep -c '^  PCR 17 ' ev.txt) $(replay ev.txt 17)" \
+     "7 $(sed -n 's/^17:sha256=//p' pcrs.txt)"
+same "PCR 18 = the replay of its 3 extends" "$(grep -c '^  PCR 18 ' ev.txt) $(replay ev.txt 18)" \
+     "3 $(sed -n 's/^18:sha256=//p' pcrs.txt)"
+"$PCR" predict --sinit a.bin --os-sinit-caps 0x261 --vtboot /boot/tboot.gz --kernel code.bin \
+    --bank sha256 -v > /dev/null 2> ev2.txt
+same "--os-sinit-caps 0x261" "$(event ev2.txt 0x40f)" "$(echo 61020000 | sha_hex)"
+"$PCR" predict --vtboot /boot/tboot.gz --kernel code.bin --bank sha256 -v > /dev/null 2> ev3.txt
+same "without --sinit: vtboot's one MLE extend, no SINIT events" \
+     "$(grep -c 'SINIT event' ev3.txt) $(grep -c 'MLE (dynamic launch)' ev3.txt)" "0 1"
+refuse "--sinit with a file that is no ACM" "$PCR" predict --sinit code.bin --vtboot /boot/tboot.gz \
+       --kernel code.bin
+refuse "--os-sinit-caps without --sinit" "$PCR" predict --os-sinit-caps 1 --kernel code.bin
+refuse "--os-sinit-caps not a number" "$PCR" predict --sinit a.bin --os-sinit-caps 0x1g \
+       --kernel code.bin
 
 echo "# $PASS passed, $FAIL failed"
 [ "$FAIL" = 0 ]

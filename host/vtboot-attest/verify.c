@@ -658,6 +658,10 @@ static void diagnose(struct verify *v, struct expect *x, const struct pcr_bank *
             failc(v, c, "vtboot's MLE is not the expected one (another vtboot image or vtboot "
                   "command line)");
             return;
+        case PREDICT_TXT:
+            failc(v, c, "the SINIT's measurement %u is not the expected one (another SINIT, "
+                  "MLE or launch request)", p->module);
+            return;
         case PREDICT_POLICY: {
             static struct tb_policy def;
             uint8_t d[64];

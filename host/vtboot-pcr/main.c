@@ -5,6 +5,7 @@
  *   vtboot-pcr predict [--xen F [--xen-cmdline S]] --kernel F [--cmdline S] [--initrd F]
  *                      [--initrd-cmdline S] [--module F[=S]]... [--policy F] [--bank ALG]... [--pcr-map da|legacy]
  *                      [--vtboot F] [--vtboot-cmdline S] [--format text|json|keylime] [-v]
+ *                      [--sinit F [--os-sinit-caps X]]
  *   vtboot-pcr check-mle F
  *
  * Strings are the exact ones vtboot receives from its loader: vtboot-qemu --print-cmdline and
@@ -14,9 +15,11 @@
  * The loading and the prediction live in host/lib (expect.c, predict.c), shared with
  * vtboot-attest verify.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <libgen.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +30,7 @@
 #include "log.h"
 #include "mle.h"
 #include "predict.h"
+#include "txtexpect.h"
 
 static void usage(FILE *f)
 {
@@ -35,7 +39,7 @@ static void usage(FILE *f)
 "                          [--initrd-cmdline S]\n"
 "                          [--module F[=S]]... [--policy F] [--bank sha1|sha256|sha384|sha512]...\n"
 "                          [--pcr-map da|legacy] [--vtboot F] [--vtboot-cmdline S]\n"
-"                          [--format text|json|keylime] [-v]\n"
+"                          [--format text|json|keylime] [-v] [--sinit F [--os-sinit-caps X]]\n"
 "Prints the PCR 17, 18 and 19 values of a launched vtboot (default banks sha1 and sha256),\n"
 "computed with OpenSSL from the files: the MLE (vtboot's ELF with its command line), the\n"
 "policy (a tb_polgen file; default: tboot's default policy), and each module as\n"
@@ -50,6 +54,13 @@ static void usage(FILE *f)
 "  --format keylime  Keylime's tpm_policy: {\"17\": [\"<hex>\", ...], \"18\": ..., \"19\": ...},\n"
 "                    each list the PCR's value in every bank asked for (Keylime matches the\n"
 "                    one of its own tpm_hash_alg)\n"
+"  --sinit F    an Intel TXT launch (vtboot-qemu --txt) with this SINIT ACM: PCRs 17 and 18\n"
+"               start with the SINIT's events (docs/txt-platform.md 3.4 step 7: the ACM's\n"
+"               digest with SENTER's EDX 0, the OsSinitData capabilities, no launch control\n"
+"               policy, the MLE, the ACM's key) instead of vtboot's MLE; --vtboot F and\n"
+"               --vtboot-cmdline S then name the MLE, e.g. Debian's /boot/tboot.gz\n"
+"  --os-sinit-caps X  OsSinitData.capabilities (default 0x601, what Debian's tboot 1.10.5\n"
+"               sends with our SINIT)\n"
 "  -v           show every extend on stderr\n"
 "usage: vtboot-pcr check-mle F\n"
 "Checks vtboot's ELF F (or a gzip of it): a valid MLE header, every byte the file loads inside\n"
@@ -113,12 +124,14 @@ static const char *default_vtboot(void)
 
 int main(int argc, char **argv)
 {
-    enum { O_BANK = 256, O_FORMAT, O_EXPECT };
+    enum { O_BANK = 256, O_FORMAT, O_SINIT, O_OS_SINIT_CAPS, O_EXPECT };
     static const struct option longopts[] = {
         EXPECT_LONGOPTS(O_EXPECT),
         EXPECT_LONGOPTS_XEN(O_EXPECT),
         { "bank", required_argument, 0, O_BANK },
         { "format", required_argument, 0, O_FORMAT },
+        { "sinit", required_argument, 0, O_SINIT },
+        { "os-sinit-caps", required_argument, 0, O_OS_SINIT_CAPS },
         { "verbose", no_argument, 0, 'v' },
         { "help", no_argument, 0, 'h' },
         { 0, 0, 0, 0 },
@@ -128,6 +141,11 @@ int main(int argc, char **argv)
     static struct pcr_bank banks[4];
     static struct expect exp;
     static struct expect_opts eo;
+    static struct txt_expect txt;
+    const char *sinit = NULL;
+    uint32_t os_sinit_caps = TXT_EXPECT_TBOOT_OS_SINIT_CAPS;
+    bool caps_given = false;
+    char *end;
     struct expect_files f = { 0 };
     bool verbose = false;
     char err[256];
@@ -162,6 +180,19 @@ int main(int argc, char **argv)
             }
             format = optarg;
             break;
+        case O_SINIT: sinit = optarg; break;
+        case O_OS_SINIT_CAPS: {
+            errno = 0;
+            unsigned long v = strtoul(optarg, &end, 0);
+            if (errno || end == optarg || *end || v > UINT32_MAX) {
+                fprintf(stderr, "vtboot-pcr: --os-sinit-caps: expected a 32-bit number, got '%s'\n",
+                        optarg);
+                return 2;
+            }
+            os_sinit_caps = (uint32_t)v;
+            caps_given = true;
+            break;
+        }
         case 'v': verbose = true; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
@@ -169,6 +200,10 @@ int main(int argc, char **argv)
     }
     if (!eo.kernel || optind != argc) {
         usage(stderr);
+        return 2;
+    }
+    if (caps_given && !sinit) {
+        fprintf(stderr, "vtboot-pcr: --os-sinit-caps needs --sinit\n");
         return 2;
     }
     if (!nbanks) {
@@ -184,6 +219,13 @@ int main(int argc, char **argv)
         return 1;
     }
     expect_opts_free(&eo);
+    if (sinit) {
+        if (txt_expect_load(sinit, os_sinit_caps, &txt, err, sizeof(err))) {
+            fprintf(stderr, "vtboot-pcr: %s\n", err);
+            return 1;
+        }
+        exp.in.txt = &txt.events;
+    }
 
     for (unsigned b = 0; b < nbanks; b++) {
         if (verbose)
@@ -196,5 +238,6 @@ int main(int argc, char **argv)
     }
     print_pcrs(format, banks, nbanks);
     expect_free(&exp);
+    txt_expect_free(&txt);
     return fflush(stdout) == 0 ? 0 : 1;
 }
