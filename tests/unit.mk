@@ -27,6 +27,7 @@ UNIT_LDLIBS.tpm/seal_swtpm_test := -lcrypto
 UNIT_LDLIBS.tboot/integrity_test := -lcrypto
 UNIT_LDLIBS.tboot/progress_test := -lcrypto
 UNIT_LDLIBS.txt/drtm_test := -lcrypto
+UNIT_LDLIBS.txt/lcp_test := -lcrypto
 
 UNIT_CC      ?= cc
 UNIT_CFLAGS  := -std=gnu11 -O1 -g -Wall -Wextra -Werror -fsanitize=address,undefined \

@@ -706,7 +706,7 @@ static void s3state_seeds(void)
     s3_one("creation-cut", 0x3f, 3, 7, 5, 0x04, 1);
 }
 
-/* txt_acm, txt_heap: odd first byte = the built module / the laid-out heap, then patches */
+/* txt_acm, txt_heap, txt_lcp: odd first byte = the built module / the laid-out heap, then patches */
 static void txt_seeds(void)
 {
     uint8_t b[1 + 16 + 3 * 4] = { 1 };
@@ -728,6 +728,15 @@ static void txt_seeds(void)
     out("txt_heap", "built-patched", h, sizeof(h));
     uint8_t raw[1 + 8 + 16] = { 0, 24 };
     out("txt_heap", "raw-one-region", raw, sizeof(raw));
+    /* txt_lcp: the built policy, then with its element's hash count and hash patched */
+    uint8_t l[1 + 2 * 3] = { 1 };
+    out("txt_lcp", "built", l, 1);
+    l[0] = 3;
+    l[1] = 60; l[2] = 0; l[3] = 2;       /* num_hashes 2 in a one-hash element */
+    l[4] = 62; l[5] = 0; l[6] = 0xb0;    /* the hash: MLE B's first byte */
+    out("txt_lcp", "built-patched", l, sizeof(l));
+    uint8_t any[1 + 2 + 38] = { 0, 38, 0, 0x00, 0x03, 0x0b, 0x00, 1 };   /* an ANY policy, no data */
+    out("txt_lcp", "raw-any", any, sizeof(any));
 }
 
 int main(int argc, char **argv)
