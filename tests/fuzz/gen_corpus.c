@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "builders.h"
+#include "lib/bytes.h"
 #include "pci_fake.h"
 
 static const char *root;
@@ -737,6 +738,16 @@ static void txt_seeds(void)
     out("txt_lcp", "built-patched", l, sizeof(l));
     uint8_t any[1 + 2 + 38] = { 0, 38, 0, 0x00, 0x03, 0x0b, 0x00, 1 };   /* an ANY policy, no data */
     out("txt_lcp", "raw-any", any, sizeof(any));
+    /* txt_mle: tboot's layout in the window: PDPT, PD, PT in pages 1-3, 8 MLE pages from 4 */
+    static uint8_t m[4 + 12 * 4096];
+    m[0] = 1;
+    m[2] = 0x80;                         /* 0x80 * 256: 32 KiB */
+    uint8_t *w = m + 4;
+    store_le32(w + 1 * 4096, 0x802000 | 1);
+    store_le32(w + 2 * 4096, 0x803000 | 1);
+    for (unsigned i = 0; i < 8; i++)
+        store_le32(w + 3 * 4096 + 8 * i, (0x804000 + 4096 * i) | 1);
+    out("txt_mle", "tboot-layout", m, sizeof(m));
 }
 
 int main(int argc, char **argv)
