@@ -83,3 +83,20 @@ fuzz-corpus: $(FUZZ_GEN)
 	@echo "fuzz-corpus: seeds written to tests/fuzz/corpus/"
 
 -include $(FUZZ_LIBOBJS:.o=.d) $(FUZZ_BINS:=.d)
+
+# txt_regs: QEMU's TXT register file (hw/misc/intel_txt_regs.c and its header), compiled out
+# of qemu/patches/0004 by scripts/patch-new-file.sh: the fuzzer runs the patch's own code
+TXT_REGS_PATCH := $(wildcard qemu/patches/0004-*.patch)
+TXT_REGS_DIR   := $(FUZZ_OBJDIR)/txt_regs
+TXT_REGS_GEN   := $(TXT_REGS_DIR)/hw/misc/intel_txt_regs.c \
+                  $(TXT_REGS_DIR)/include/hw/misc/intel_txt_regs.h
+$(TXT_REGS_GEN): $(TXT_REGS_PATCH) scripts/patch-new-file.sh
+	@mkdir -p $(@D)
+	@scripts/patch-new-file.sh $(TXT_REGS_PATCH) $(patsubst $(TXT_REGS_DIR)/%,%,$@) >$@.tmp
+	@mv $@.tmp $@
+
+$(FUZZ_OBJDIR)/txt_regs_fuzz: tests/fuzz/txt_regs_fuzz.c tests/fuzz/fuzz_common.h include/abi/txt.h \
+                              $(TXT_REGS_GEN) $(FUZZ_LIB)
+	@mkdir -p $(@D)
+	@$(FUZZ_CC) $(filter-out -MMD -MP,$(FUZZ_CFLAGS)) -I$(TXT_REGS_DIR)/include -fsanitize=fuzzer \
+		$< $(TXT_REGS_DIR)/hw/misc/intel_txt_regs.c $(FUZZ_LIB) -o $@
