@@ -49,7 +49,11 @@ $(OUT)/host/tests/getsec-entry.o: host/tests/guest/getsec.S include/abi/multiboo
 	@mkdir -p $(@D)
 	$(HOST_TESTK_CC) -D__ASSEMBLY__ -c -o $@ $<
 
-$(HOST_GETSEC): $(OUT)/host/tests/getsec-entry.o $(OUT)/host/tests/getsec.o host/tests/guest/getsec.ld
+$(OUT)/host/tests/getsec-chipset.o: host/tests/guest/getsec_chipset.c include/abi/multiboot1.h include/abi/txt.h
+	@mkdir -p $(@D)
+	$(HOST_TESTK_CC) -c -o $@ $<
+
+$(HOST_GETSEC): $(OUT)/host/tests/getsec-entry.o $(OUT)/host/tests/getsec.o $(OUT)/host/tests/getsec-chipset.o host/tests/guest/getsec.ld
 	ld -m elf_i386 -nostdlib -static -z noexecstack --no-warn-rwx-segments \
 	   -T host/tests/guest/getsec.ld -o $@ $(filter %.o,$^)
 BUILD += $(HOST_GETSEC)

@@ -276,11 +276,21 @@ static void case_cpuid(void)
     show_rdmsr(MSR_IA32_PLATFORM_ID, &pid);
 }
 
+/* getsec_chipset.c: the TXT chipset's cases */
+void chipset_txtregs(void);
+void chipset_biosdata(void);
+void chipset_biosdata_reset(void);
+void chipset_e820(void);
+
 static const struct {
     const char *name;
     void (*run)(void);
 } cases[] = {
     { "cpuid", case_cpuid },
+    { "txtregs", chipset_txtregs },
+    { "biosdata", chipset_biosdata },
+    { "biosdata-reset", chipset_biosdata_reset },
+    { "e820", chipset_e820 },
 };
 
 /* ---- the command line ---- */

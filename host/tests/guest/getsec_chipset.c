@@ -1,0 +1,309 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * getsec's probes of the emulated TXT chipset (qemu/patches 0004, docs/txt-platform.md
+ * "0004"; tests/qemu/test_txt_chipset.py): the cases of getsec.c's table named below. Lines
+ * on COM1 are getsec's: "GETSEC: <case>: <what> = <value>". Registers are read as two
+ * 32-bit halves, as tboot's 32-bit code reads them.
+ *
+ *   case=txtregs        every public register; the private space (closed): all-ones, writes
+ *                       dropped; writes to public read-only registers ignored; MLE.JOIN
+ *                       written in dwords and a byte and read back, then cleared
+ *   case=biosdata       the heap at HEAP.BASE: its first region, BiosData, and its elements
+ *   case=biosdata-reset the same, then BiosData overwritten and a marker left further in the
+ *                       heap, and a reset through 0xcf9; the next boot (the marker says it is
+ *                       the second) prints BiosData again (rewritten by the "BIOS") and
+ *                       whether the marker survived (needs QEMU without -no-reboot)
+ *   case=e820           the multiboot memory map (QEMU's -kernel loader: the BIOS's e820)
+ */
+#include "abi/multiboot1.h"
+#include "abi/txt.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+void chipset_txtregs(void);
+void chipset_biosdata(void);
+void chipset_biosdata_reset(void);
+void chipset_e820(void);
+
+#define COM1 0x3f8
+#define HEAP_MARKER 0x1000u                 /* a heap offset past BiosData */
+#define MARKER 0x52545856u                  /* "VXTR" */
+
+static const char *name = "?";
+
+static inline void outb(uint16_t p, uint8_t v) { __asm__ volatile("outb %0, %1" :: "a"(v), "Nd"(p)); }
+static inline uint8_t inb(uint16_t p) { uint8_t v; __asm__ volatile("inb %1, %0" : "=a"(v) : "Nd"(p)); return v; }
+
+static void put_char(char c)
+{
+    while (!(inb(COM1 + 5) & 0x20))
+        ;
+    outb(COM1, (uint8_t)c);
+}
+
+static void put_str(const char *s)
+{
+    while (*s)
+        put_char(*s++);
+}
+
+static void put_hex(uint64_t v)
+{
+    put_str("0x");
+    int shift = 60;
+    while (shift > 0 && !((v >> shift) & 0xf))
+        shift -= 4;
+    for (; shift >= 0; shift -= 4)
+        put_char("0123456789abcdef"[(v >> shift) & 0xf]);
+}
+
+static void put_dec(uint32_t v)
+{
+    char buf[11];
+    int i = 10;
+    buf[i] = 0;
+    do {
+        buf[--i] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    put_str(buf + i);
+}
+
+static void start(const char *what)
+{
+    put_str("GETSEC: ");
+    put_str(name);
+    put_str(": ");
+    put_str(what);
+}
+
+/* "GETSEC: <case>: <what> = 0x..." */
+static void show(const char *what, uint64_t v)
+{
+    start(what);
+    put_str(" = ");
+    put_hex(v);
+    put_str("\n");
+}
+
+static void show_dec(const char *what, uint32_t v)
+{
+    start(what);
+    put_str(" = ");
+    put_dec(v);
+    put_str("\n");
+}
+
+/* MMIO, no paging: physical addresses */
+static uint64_t rd64(uint32_t a)
+{
+    uint32_t lo = *(volatile uint32_t *)a;
+    uint32_t hi = *(volatile uint32_t *)(a + 4);
+    return (uint64_t)hi << 32 | lo;
+}
+
+static void wr64(uint32_t a, uint64_t v)
+{
+    *(volatile uint32_t *)a = (uint32_t)v;
+    *(volatile uint32_t *)(a + 4) = (uint32_t)(v >> 32);
+}
+
+static const struct {
+    const char *name;
+    uint32_t off;
+} regs[] = {
+    { "STS", TXTCR_STS },
+    { "ESTS", TXTCR_ESTS },
+    { "ERRORCODE", TXTCR_ERRORCODE },
+    { "VER.FSBIF", TXTCR_VER_FSBIF },
+    { "DIDVID", TXTCR_DIDVID },
+    { "VER.QPIIF", TXTCR_VER_QPIIF },
+    { "SINIT.BASE", TXTCR_SINIT_BASE },
+    { "SINIT.SIZE", TXTCR_SINIT_SIZE },
+    { "MLE.JOIN", TXTCR_MLE_JOIN },
+    { "HEAP.BASE", TXTCR_HEAP_BASE },
+    { "HEAP.SIZE", TXTCR_HEAP_SIZE },
+    { "MSEG.BASE", TXTCR_MSEG_BASE },
+    { "MSEG.SIZE", TXTCR_MSEG_SIZE },
+    { "DPR", TXTCR_DPR },
+    { "PUBLIC.KEY[0]", TXTCR_PUBLIC_KEY },
+    { "PUBLIC.KEY[1]", TXTCR_PUBLIC_KEY + 8 },
+    { "PUBLIC.KEY[2]", TXTCR_PUBLIC_KEY + 16 },
+    { "PUBLIC.KEY[3]", TXTCR_PUBLIC_KEY + 24 },
+    { "E2STS", TXTCR_E2STS },
+};
+#define NREGS (sizeof(regs) / sizeof(regs[0]))
+
+static void show_space(const char *space, const char *what, uint32_t off, uint64_t v)
+{
+    start(space);
+    put_str(" ");
+    put_str(what);
+    put_str(" (");
+    put_hex(off);
+    put_str(") = ");
+    put_hex(v);
+    put_str("\n");
+}
+
+void chipset_txtregs(void)
+{
+    const uint32_t pub = TXT_PUB_CONFIG_REGS_BASE, priv = TXT_PRIV_CONFIG_REGS_BASE;
+    uint64_t before[NREGS];
+    name = "txtregs";
+
+    for (unsigned i = 0; i < NREGS; i++) {
+        before[i] = rd64(pub + regs[i].off);
+        show_space("public", regs[i].name, regs[i].off, before[i]);
+    }
+    /* narrower reads return the slice */
+    show("public DIDVID byte at 0x112", *(volatile uint8_t *)(pub + TXTCR_DIDVID + 2));
+    show("public DIDVID word at 0x112", *(volatile uint16_t *)(pub + TXTCR_DIDVID + 2));
+    show("public 0x1000 (no register)", rd64(pub + 0x1000));
+
+    /* the private space is closed: a master abort */
+    show("private STS", rd64(priv + TXTCR_STS));
+    show("private HEAP.BASE", rd64(priv + TXTCR_HEAP_BASE));
+    show("private byte at 0x300", *(volatile uint8_t *)(priv + TXTCR_HEAP_BASE));
+    wr64(priv + TXTCR_ERRORCODE, 0xc0000001u);
+    *(volatile uint32_t *)(priv + TXTCR_CMD_SECRETS) = 1;
+    show("after private writes: public ERRORCODE", rd64(pub + TXTCR_ERRORCODE));
+    show("after private writes: public E2STS", rd64(pub + TXTCR_E2STS));
+
+    /* public writes to every register but MLE.JOIN are ignored */
+    for (unsigned i = 0; i < NREGS; i++)
+        if (regs[i].off != TXTCR_MLE_JOIN)
+            wr64(pub + regs[i].off, 0x5a5a5a5a5a5a5a5aull);
+    unsigned changed = 0;
+    for (unsigned i = 0; i < NREGS; i++)
+        if (regs[i].off != TXTCR_MLE_JOIN && rd64(pub + regs[i].off) != before[i]) {
+            show_space("changed by a public write:", regs[i].name, regs[i].off,
+                       rd64(pub + regs[i].off));
+            changed++;
+        }
+    show_dec("read-only registers changed by public writes", changed);
+
+    /* MLE.JOIN: publicly writable, u64, any width */
+    wr64(pub + TXTCR_MLE_JOIN, 0x9abcdef012345678ull);
+    show("public MLE.JOIN after writing 0x9abcdef012345678", rd64(pub + TXTCR_MLE_JOIN));
+    *(volatile uint8_t *)(pub + TXTCR_MLE_JOIN + 1) = 0xaa;
+    show("public MLE.JOIN after writing byte 0xaa at 0x291", rd64(pub + TXTCR_MLE_JOIN));
+    wr64(pub + TXTCR_MLE_JOIN, 0);
+    show("public MLE.JOIN after writing 0", rd64(pub + TXTCR_MLE_JOIN));
+}
+
+static uint32_t ld32(const uint8_t *p) { return *(const uint32_t *)p; }
+static uint64_t ld64(const uint8_t *p) { return *(const uint64_t *)p; }
+
+static void show_bios_data(void)
+{
+    uint64_t heap = rd64(TXT_PUB_CONFIG_REGS_BASE + TXTCR_HEAP_BASE);
+    const uint8_t *h = (const uint8_t *)(uint32_t)heap;
+    show("HEAP.BASE", heap);
+    if (heap == 0 || heap >= 0x100000000ull) {
+        start("no heap\n");
+        return;
+    }
+    uint64_t size = ld64(h);
+    show_dec("BiosDataSize", (uint32_t)size);
+    const uint8_t *bd = h + 8;
+    show_dec("BiosData.version", ld32(bd + offsetof(struct txt_bios_data, version)));
+    show_dec("BiosData.bios_sinit_size", ld32(bd + offsetof(struct txt_bios_data, bios_sinit_size)));
+    show("BiosData.lcp_pd_base", ld64(bd + offsetof(struct txt_bios_data, lcp_pd_base)));
+    show("BiosData.lcp_pd_size", ld64(bd + offsetof(struct txt_bios_data, lcp_pd_size)));
+    show_dec("BiosData.num_logical_procs", ld32(bd + offsetof(struct txt_bios_data, num_logical_procs)));
+    uint64_t flags = ld64(bd + offsetof(struct txt_bios_data, flags));
+    show("BiosData.flags", flags);
+    show_dec("BiosData.flags.platform_type", TXT_BIOS_FLAGS_PLATFORM_TYPE(flags));
+    /* the extended elements, up to END or the region's end */
+    uint32_t off = 8 + sizeof(struct txt_bios_data);
+    for (unsigned n = 0; n < 16 && off + 8 <= size; n++) {
+        const uint8_t *e = h + off;
+        uint32_t type = ld32(e), esize = ld32(e + 4);
+        start("element type ");
+        put_dec(type);
+        put_str(" size ");
+        put_dec(esize);
+        if (type == HEAP_EXTDATA_TYPE_BIOS_SPEC_VER && esize == 14) {
+            put_str(": spec_ver ");
+            put_dec(*(const uint16_t *)(e + 8));
+            put_str(".");
+            put_dec(*(const uint16_t *)(e + 10));
+            put_str(".");
+            put_dec(*(const uint16_t *)(e + 12));
+        }
+        put_str("\n");
+        if (type == HEAP_EXTDATA_TYPE_END || esize < 8)
+            break;
+        off += esize;
+    }
+    show_dec("BiosData end offset", off + 8);
+}
+
+void chipset_biosdata(void)
+{
+    name = "biosdata";
+    show_bios_data();
+}
+
+void chipset_biosdata_reset(void)
+{
+    name = "biosdata-reset";
+    uint64_t heap = rd64(TXT_PUB_CONFIG_REGS_BASE + TXTCR_HEAP_BASE);
+    volatile uint32_t *marker = (volatile uint32_t *)(uint32_t)(heap + HEAP_MARKER);
+    uint8_t *h = (uint8_t *)(uint32_t)heap;
+    if (*marker != MARKER) {
+        start("boot 1\n");
+        show_bios_data();
+        *marker = MARKER;
+        for (unsigned i = 0; i < 66; i++)
+            h[i] = 0xee;
+        start("BiosData overwritten, resetting\n");
+        outb(0xcf9, 0x02);
+        outb(0xcf9, 0x06);                  /* hard reset (not FULL_RST) */
+        for (;;)
+            __asm__ volatile("cli; hlt");
+    }
+    start("boot 2\n");
+    show("marker", *marker);
+    *marker = 0;
+    show_bios_data();
+}
+
+/* getsec_main(magic, info) is called with them on the stack: find the pair above us */
+static const struct mb1_info *find_mbi(void)
+{
+    uint32_t esp;
+    __asm__ volatile("mov %%esp, %0" : "=r"(esp));
+    for (const uint32_t *p = (const uint32_t *)esp; p < (const uint32_t *)(esp + 16384); p++) {
+        if (p[0] != MB1_BOOTLOADER_MAGIC || p[1] == 0 || p[1] >= 0x8000000u)
+            continue;
+        const struct mb1_info *m = (const struct mb1_info *)p[1];
+        if ((m->flags & MB1_INFO_CMDLINE) && (m->flags & MB1_INFO_MEM_MAP))
+            return m;
+    }
+    return NULL;
+}
+
+void chipset_e820(void)
+{
+    name = "e820";
+    const struct mb1_info *m = find_mbi();
+    if (!m) {
+        start("no multiboot memory map\n");
+        return;
+    }
+    uint32_t a = m->mmap_addr, end = m->mmap_addr + m->mmap_length;
+    while (a < end) {
+        const struct mb1_mmap_entry *e = (const struct mb1_mmap_entry *)a;
+        start("");
+        put_hex(e->addr);
+        put_str(" + ");
+        put_hex(e->len);
+        put_str(" type ");
+        put_dec(e->type);
+        put_str("\n");
+        a += e->size + 4;
+    }
+}
