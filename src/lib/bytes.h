@@ -39,6 +39,12 @@ static inline void store_le32(uint8_t *p, uint32_t v)
     p[3] = (uint8_t)(v >> 24);
 }
 
+static inline void store_le64(uint8_t *p, uint64_t v)
+{
+    store_le32(p, (uint32_t)v);
+    store_le32(p + 4, (uint32_t)(v >> 32));
+}
+
 static inline uint16_t load_be16(const uint8_t *p)
 {
     return (uint16_t)(p[0] << 8 | p[1]);

@@ -19,12 +19,6 @@
 
 #define HEAP_BASE 0x7ae00000ull
 
-static void st64(uint8_t *p, uint64_t v)
-{
-    store_le32(p, (uint32_t)v);
-    store_le32(p + 4, (uint32_t)(v >> 32));
-}
-
 /* the regions' data, each in a buffer of its own exact size */
 static void check_regions(const uint8_t *heap, uint64_t len, const struct txt_heap_view *v,
                           bool must_pass)
@@ -143,33 +137,33 @@ static void run(const uint8_t *heap, uint64_t len, bool must_pass)
 static void lay_out(uint8_t *h)
 {
     memset(h, 0, GOOD_SIZE);
-    st64(h, BIOS_SIZE);
+    store_le64(h, BIOS_SIZE);
     uint8_t *b = h + 8;
     store_le32(b, 6);
     store_le32(b + 24, 1);
-    st64(b + 28, 1ull << TXT_BIOS_FLAGS_PLATFORM_TYPE_SHIFT);
+    store_le64(b + 28, 1ull << TXT_BIOS_FLAGS_PLATFORM_TYPE_SHIFT);
     store_le32(b + 36, 1);
     store_le32(b + 40, 14);
     store_le32(b + 54, 8);
-    st64(h + BIOS_SIZE, TXT_OS_MLE_DATA_SIZE);
+    store_le64(h + BIOS_SIZE, TXT_OS_MLE_DATA_SIZE);
     store_le32(h + BIOS_SIZE + 8, 3);
-    st64(h + OSSINIT_OFF, 136);
+    store_le64(h + OSSINIT_OFF, 136);
     uint8_t *o = h + OSSINIT_OFF + 8;
     uint64_t osmle = HEAP_BASE + BIOS_SIZE + 8;
     store_le32(o, 7);
     store_le32(o + 4, 1);
-    st64(o + 40, 0x80000000);
-    st64(o + 48, 0xFFFFFFFFFFE00000ull);
-    st64(o + 56, 0x200000);
-    st64(o + 64, osmle + 280);
-    st64(o + 72, 0x100);
+    store_le64(o + 40, 0x80000000);
+    store_le64(o + 48, 0xFFFFFFFFFFE00000ull);
+    store_le64(o + 56, 0x200000);
+    store_le64(o + 64, osmle + 280);
+    store_le64(o + 72, 0x100);
     store_le32(o + 80, 0x601);
     store_le32(o + 92, 8);
     store_le32(o + 96, 28);
-    st64(o + 100, osmle + 0x10118);
+    store_le64(o + 100, osmle + 0x10118);
     store_le32(o + 108, 0x2000);
     store_le32(o + 124, 8);
-    st64(h + OSSINIT_OFF + 136, 0x1000);
+    store_le64(h + OSSINIT_OFF + 136, 0x1000);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

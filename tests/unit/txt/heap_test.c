@@ -15,12 +15,6 @@
 
 static uint8_t heap[HEAP_SIZE];
 
-/* lib/bytes.h has no 64-bit little-endian store */
-static void store_le64(uint8_t *p, uint64_t v)
-{
-    store_le32(p, (uint32_t)v);
-    store_le32(p + 4, (uint32_t)(v >> 32));
-}
 static char err[256];
 static struct txt_heap_view v;
 

@@ -58,8 +58,7 @@ static int group_teardown(void **state)
 
 static void pte(uint32_t table, unsigned i, uint64_t v)
 {
-    store_le32(mem + table - BASE + 8 * i, (uint32_t)v);
-    store_le32(mem + table - BASE + 8 * i + 4, (uint32_t)(v >> 32));
+    store_le64(mem + table - BASE + 8 * i, v);
 }
 
 /* tboot's image at BASE (its one PT_LOAD segment) and its MLE page table; a zero image
