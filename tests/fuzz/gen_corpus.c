@@ -748,6 +748,16 @@ static void txt_seeds(void)
     for (unsigned i = 0; i < 8; i++)
         store_le32(w + 3 * 4096 + 8 * i, (0x804000 + 4096 * i) | 1);
     out("txt_mle", "tboot-layout", m, sizeof(m));
+    /* txt_mtrr: tboot's setting, one WB MTRR over a 256 KiB SINIT at 0x7bf00000 */
+    uint8_t t[8 * 34 + 1 + 8] = { 0 };
+    store_le64(t, 0x508);
+    store_le64(t + 8, 0x800);
+    store_le64(t + 16, 0x7bf00006);
+    store_le64(t + 16 + 128, 0xfffffc0800ull);
+    t[272] = 40;
+    store_le32(t + 273, 0x7bf00000);
+    store_le32(t + 277, 0x40000);
+    out("txt_mtrr", "tboot", t, sizeof(t));
 }
 
 int main(int argc, char **argv)
