@@ -222,7 +222,12 @@ static int check_files(struct run *r)
 
     if (r->o.disk)
         return check_file("disk", r->o.disk);     /* the disk's loader finds the rest */
-    rc |= check_file("vtboot", r->boot.vtboot);
+    rc |= check_file(r->o.txt ? "tboot" : "vtboot", r->boot.vtboot);
+    if (r->o.txt && !r->o.make_iso && access(r->o.qemu_bin, X_OK) != 0) {
+        log_err("the TXT QEMU %s: %s (make builds out/bin/qemu-system-x86_64-txt; --qemu or "
+                "$VTBOOT_QEMU_TXT name another)", r->o.qemu_bin, strerror(errno));
+        rc = -1;
+    }
     if (r->boot.kernel)
         rc |= check_file("kernel", r->boot.kernel);
     if (r->boot.initrd)
@@ -345,6 +350,7 @@ static char *usable_prebuilt_iso(struct run *r)
     size_t len = 0;
     int64_t t = file_mtime_ns(iso);
     bool ok = !o->kernel_set && !o->initrd_set && !o->vtboot_set && !o->grub_mb1 && !o->xen &&
+              !o->txt &&
               t >= 0;
 
     if (ok && boot_strings(&r->boot, LOADER_GRUB_MB2, &s, err, sizeof(err)) == 0) {
@@ -546,6 +552,8 @@ static int start_qemu(struct run *r, struct boot_strings *s)
             ctrlproxy_set_faults(&r->vs.proxy, &r->o.tpm_faults);
     }
 
+    c.binary = r->o.txt ? r->o.qemu_bin : NULL;
+    c.txt = r->o.txt;
     c.machine = r->o.machine;
     c.smp = r->o.smp;
     c.cpu = r->o.cpu;

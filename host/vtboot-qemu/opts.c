@@ -61,6 +61,19 @@ static void usage(FILE *f)
 "  --no-tpm            no swtpm and no TPM device\n"
 "  --no-drtm           no virtual SENTER (no VSENTER UART, no control-channel proxy):\n"
 "                      a platform without TXT\n"
+"  --txt               the emulated Intel TXT platform instead of stock QEMU and the virtual\n"
+"                      SENTER: QEMU from --qemu with -machine q35,txt=on (the TXT chipset),\n"
+"                      the TPM on swtpm without the control-channel proxy and no VSENTER\n"
+"                      UART (as --no-drtm), booting Debian's unmodified tboot (--tboot) with\n"
+"                      the kernel and initrd as modules, in the layout of Debian's\n"
+"                      20_linux_tboot with --grub/--grub-mb1; q35 only; not with --xen,\n"
+"                      --disk, --no-tpm, --tpm-fault, --attest, --vtboot or --vtboot-cmdline\n"
+"  --tboot F           with --txt: tboot (default /boot/tboot.gz, Debian's package tboot)\n"
+"  --tboot-cmdline S   with --txt: tboot's command line (default \"logging=serial,memory\n"
+"                      loglvl=all ap_wake_mwait=true\": TCG has no VMX, so tboot must wake\n"
+"                      APs with MWAIT; docs/txt-platform.md section 0)\n"
+"  --qemu F            with --txt: the TXT QEMU (default $VTBOOT_QEMU_TXT if set, else\n"
+"                      out/bin/qemu-system-x86_64-txt, built by make)\n"
 "  --tpm-fault SPEC    the TPM answers a command with an error instead of running it\n"
 "                      (repeatable): SPEC is CC[:H][@N]=RC, CC a TPM 2.0 command name\n"
 "                      (PCR_Read, NV_Read, Unseal, ...; \"--tpm-fault list\" lists them) or\n"
@@ -126,7 +139,7 @@ enum {
     O_MAKE_ISO, O_SMP, O_MEMORY, O_MACHINE, O_TPM_STATE, O_NO_TPM, O_NO_DRTM, O_TIMEOUT,
     O_SERIAL_LOG, O_KEEP_TEMP, O_PRINT_MODULES, O_PRINT_CMDLINE, O_POLICY, O_PROVISION_ONLY,
     O_PCR_BANKS, O_QMP, O_GDB, O_TPM_FAULT, O_GRUB_PRELUDE, O_DISK, O_XEN, O_XEN_CMDLINE,
-    O_CPU,
+    O_CPU, O_TXT, O_TBOOT, O_TBOOT_CMDLINE, O_QEMU,
 };
 #define O_ATTEST 1024           /* + ATTEST_OPT_*: --attest and its options (attestrun.h) */
 
@@ -175,6 +188,10 @@ int opts_parse(struct opts *o, int argc, char **argv)
         { "xen", required_argument, NULL, O_XEN },
         { "xen-cmdline", required_argument, NULL, O_XEN_CMDLINE },
         { "cpu", required_argument, NULL, O_CPU },
+        { "txt", no_argument, NULL, O_TXT },
+        { "tboot", required_argument, NULL, O_TBOOT },
+        { "tboot-cmdline", required_argument, NULL, O_TBOOT_CMDLINE },
+        { "qemu", required_argument, NULL, O_QEMU },
         { "smp", required_argument, NULL, O_SMP },
         { "memory", required_argument, NULL, O_MEMORY },
         { "machine", required_argument, NULL, O_MACHINE },
@@ -246,7 +263,24 @@ int opts_parse(struct opts *o, int argc, char **argv)
             }
             o->cpu = optarg;
             break;
+        case O_TXT: o->txt = true; break;
+        case O_TBOOT:
+            if (!*optarg) {
+                log_err("--tboot: expected tboot's file (e.g. /boot/tboot.gz)");
+                return -1;
+            }
+            o->tboot = optarg;
+            break;
+        case O_TBOOT_CMDLINE: o->tboot_cmdline = optarg; break;
+        case O_QEMU:
+            if (!*optarg) {
+                log_err("--qemu: expected a QEMU binary");
+                return -1;
+            }
+            o->qemu_bin = optarg;
+            break;
         case O_SMP:
+            o->smp_set = true;
             if (parse_int("--smp", optarg, 1, 64, &o->smp) != 0)
                 return -1;
             break;
@@ -260,6 +294,7 @@ int opts_parse(struct opts *o, int argc, char **argv)
                 return -1;
             }
             o->machine = optarg;
+            o->machine_set = true;
             break;
         case O_TPM_STATE: o->tpm_state = optarg; break;
         case O_NO_TPM: o->no_tpm = true; break;
@@ -336,6 +371,49 @@ int opts_parse(struct opts *o, int argc, char **argv)
     }
     o->extra = argv + optind;
     o->nextra = argc - optind;
+    if (!o->txt && (o->tboot || o->tboot_cmdline || o->qemu_bin)) {
+        log_err("--tboot, --tboot-cmdline and --qemu go with --txt (the TXT platform)");
+        return -1;
+    }
+    if (o->txt) {
+        const char *why = NULL;
+
+        if (strcmp(o->machine, "q35"))
+            why = "--machine pc: the TXT chipset exists on q35 only (-machine q35,txt=on)";
+        else if (o->xen)
+            why = "--xen: Xen through tboot on the TXT platform is a later step (Xen with "
+                  "CONFIG_TBOOT; docs/txt-platform.md section 5)";
+        else if (o->disk)
+            why = "--disk: the disk's own GRUB picks its loader; --txt boots --tboot with "
+                  "--kernel and --initrd";
+        else if (o->no_tpm)
+            why = "--no-tpm: a TXT platform has a TPM (tboot and the SINIT use it)";
+        else if (o->tpm_faults.n)
+            why = "--tpm-fault: it needs the TPM control-channel proxy of the virtual SENTER, "
+                  "which --txt does not run";
+        else if (o->attest.on)
+            why = "--attest: it verifies vtboot's evidence, and --txt boots tboot";
+        else if (o->vtboot_set || o->vtboot_cmdline_set)
+            why = "--vtboot/--vtboot-cmdline: --txt boots tboot; use --tboot and --tboot-cmdline";
+        if (why) {
+            log_err("--txt excludes %s", why);
+            return -1;
+        }
+        /* the device set of --no-drtm: no VSENTER UART, no control-channel proxy */
+        o->no_drtm = true;
+        if (!o->tboot)
+            o->tboot = "/boot/tboot.gz";
+        if (!o->tboot_cmdline)
+            o->tboot_cmdline = "logging=serial,memory loglvl=all ap_wake_mwait=true";
+        o->vtboot = o->tboot;
+        o->vtboot_cmdline = o->tboot_cmdline;
+        if (!o->qemu_bin) {
+            const char *env = getenv("VTBOOT_QEMU_TXT");
+
+            if (env && *env)
+                o->qemu_bin = env;
+        }
+    }
     if (o->no_tpm && (o->tpm_state || o->policy || o->pcr_banks_set || o->provision_only)) {
         log_err("--no-tpm excludes --tpm-state, --policy, --pcr-banks and --provision-only");
         return -1;
@@ -392,6 +470,8 @@ int opts_parse(struct opts *o, int argc, char **argv)
     dir = self_dir();
     o->outdir = dir ? xasprintf("%s/..", dir) : xstrdup("out");
     free(dir);
+    if (o->txt && !o->qemu_bin)
+        o->qemu_bin = xasprintf("%s/bin/qemu-system-x86_64-txt", o->outdir);
     if (!o->kernel)
         o->kernel = xasprintf("%s/bzImage", o->outdir);
     if (!o->initrd)     /* --attest: the initramfs with vtboot-attest (guest/guest.mk) */

@@ -38,6 +38,11 @@ struct opts {
     bool pcr_banks_set;
     bool no_kernel;             /* --kernel "": no modules at all */
     bool no_tpm, no_drtm;
+    /* --txt: the emulated TXT platform (qemu/, docs/txt-platform.md) running Debian's tboot */
+    bool txt;
+    const char *tboot, *tboot_cmdline;  /* --tboot, --tboot-cmdline (vtboot and its cmdline) */
+    const char *qemu_bin;       /* --qemu, $VTBOOT_QEMU_TXT or out/bin/qemu-system-x86_64-txt */
+    bool machine_set, smp_set;
     double timeout_s;           /* 0: none */
     const char *serial_log;
     const char *qmp_path;       /* --qmp: an extra QMP socket for the caller */

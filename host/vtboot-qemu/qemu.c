@@ -7,13 +7,13 @@
 
 void qemu_argv(struct strv *a, const struct qemu_cfg *c)
 {
-    strv_add(a, "qemu-system-x86_64");
+    strv_add(a, c->binary ? c->binary : "qemu-system-x86_64");
     strv_add(a, "-nodefaults");
     strv_add(a, "-no-user-config");
     /* no HPET: its FSB interrupt is a memory write at a time the guest set, which no check
      * at a virtual SENTER could stop (include/abi/vsenter.h, 1a) */
     strv_add(a, "-machine");
-    strv_addf(a, "%s,hpet=off", c->machine);
+    strv_addf(a, "%s,hpet=off%s", c->machine, c->txt ? ",txt=on" : "");
     /* KVM does not work on our machines; TCG always */
     strv_add(a, "-accel");
     strv_add(a, "tcg");

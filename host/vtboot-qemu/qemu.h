@@ -8,7 +8,9 @@
 #include <stdbool.h>
 
 struct qemu_cfg {
+    const char *binary;         /* NULL: qemu-system-x86_64 from $PATH */
     const char *machine;
+    bool txt;                   /* the TXT chipset: -machine ...,txt=on (q35, patch 0004) */
     const char *cpu;            /* -cpu */
     int smp, memory_mb;
     const char *com1_pipe, *qmp_sock;
