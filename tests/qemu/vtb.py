@@ -182,14 +182,21 @@ class Running:
         self.tmp.cleanup()
         return run
 
-    def abandon(self, why):
+    def abandon(self, why, state=""):
         """Ends a boot the test gave up waiting for; returns the evidence sentence (keep_evidence)
-        for the failure message."""
+        for the failure message. state: what capture_state took from the VM before, kept too."""
         self.proc.kill()
         _, err = self.proc.communicate(timeout=60)
+        if state:
+            err += "\n# ---- VM state when the test gave up (vtb.capture_state) ----\n" + state
         note = keep_evidence(self.serial(), err, why)
         self.tmp.cleanup()
         return note
+
+    def stalled(self):
+        """The guest kernel's own report that a CPU stopped taking interrupts (STALL_MARKERS):
+        the line, or None."""
+        return stall_line(self.serial())
 
     def sleep_cycles(self, cycles, during_sleep=None, timeout=300):
         """At each of the guest's first `cycles` suspends calls during_sleep(i, gdb, qmp) while it
@@ -200,20 +207,83 @@ class Running:
                 with Gdb(self.gdb_path) as gdb:
                     during_sleep(i, gdb, qmp)
         try:
-            wake_cycles(self.qmp_path, cycles, timeout, asleep)
+            wake_cycles(self.qmp_path, cycles, timeout, asleep, stalled=self.stalled)
+        except Stalled as e:
+            raise TimeoutError(f"{e}; {self.abandon(str(e), e.state)}") from e
         except TimeoutError as e:
             raise TimeoutError(f"{e}; {self.abandon('no suspend came in time')}") from e
         return self.finish()
 
 
-def wake_cycles(qmp_path, cycles, timeout, asleep=None, awake=None):
+# what Linux prints when a CPU stops taking (timer) interrupts: the issue 21 hang. A boot that
+# shows one is given up at once, its state captured (capture_state), instead of after the timeout.
+STALL_MARKERS = ("rcu: INFO: rcu_sched detected stalls", "rcu_sched kthread timer wakeup didn't",
+                 "rcu: INFO: rcu_preempt detected stalls", "watchdog: BUG: soft lockup")
+
+
+def stall_line(serial):
+    for line in serial.splitlines():
+        if any(m in line for m in STALL_MARKERS):
+            return line.strip()
+    return None
+
+
+class Stalled(TimeoutError):
+    """The guest reported a stall while the test waited (wake_cycles); .state is capture_state's."""
+
+    def __init__(self, message, state):
+        super().__init__(message)
+        self.state = state
+
+
+# the monitor commands capture_state runs (QEMU 7.2's HMP: `info lapic` takes an APIC ID)
+CAPTURE_COMMANDS = ("info cpus", "info status", "info lapic 0", "info lapic 1",
+                    "info registers -a", "info pic", "info irq")
+
+
+def capture_state(qmp, commands=CAPTURE_COMMANDS):
+    """The VM's CPU and interrupt state over QMP (human-monitor-command), as text for the
+    evidence file; a command that fails is recorded with its error."""
+    out = []
+    for cmd in commands:
+        try:
+            text = qmp.command("human-monitor-command", timeout=30, **{"command-line": cmd})
+        except Exception as e:              # noqa: BLE001 - evidence, whatever went wrong
+            text = f"(failed: {e!r})"
+        out.append(f"## {cmd}\n{text}")
+    return "\n".join(out)
+
+
+def _wait_suspend(qmp, timeout, stalled, slice_s=2.0):
+    """qmp.wait_event("SUSPEND", timeout), looking at stalled() every slice_s seconds: raises
+    Stalled (with the VM's state) as soon as it returns a line. A passing run waits no longer."""
+    end = time.monotonic() + timeout
+    while True:
+        left = end - time.monotonic()
+        try:
+            return qmp.wait_event("SUSPEND", min(left, slice_s) if stalled else left)
+        except TimeoutError:
+            line = stalled() if stalled else None
+            if line is not None:
+                time.sleep(3)               # the rest of the kernel's report onto the serial
+                raise Stalled(f"the guest stalled: {line!r}", capture_state(qmp)) from None
+            if time.monotonic() >= end:
+                state = capture_state(qmp) if stalled else ""
+                if stalled:
+                    raise Stalled(f"no SUSPEND event in {timeout:g} s", state) from None
+                raise
+
+
+def wake_cycles(qmp_path, cycles, timeout, asleep=None, awake=None, stalled=None):
     """Over the QMP socket at qmp_path, for each of the guest's first `cycles` suspends: waits
     for QMP's SUSPEND, calls asleep(i, qmp) (i from 1), wakes the guest (system_wakeup), calls
-    awake(i). Returns how many cycles that was: fewer if the VM ended first."""
+    awake(i). Returns how many cycles that was: fewer if the VM ended first. stalled: a callable
+    returning a stall line (Running.stalled) or None; with it a stall or a timeout raises Stalled
+    carrying the VM's state (capture_state)."""
     with Qmp(qmp_path, connect_timeout=60) as qmp:
         for i in range(1, cycles + 1):
             try:
-                qmp.wait_event("SUSPEND", timeout)
+                _wait_suspend(qmp, timeout, stalled)
             except EOFError:
                 return i - 1
             if asleep:
