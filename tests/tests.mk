@@ -25,11 +25,14 @@ qemu-test:
 # `make soak`: S3 with CPU 1 offline and online before every suspend, SOAK_CYCLES cycles on each
 # of GRUB multiboot2, multiboot1 and -kernel (one boot each, side by side), for hangs that show
 # once in hundreds of cycles; a timed-out boot keeps its serial log (tests/qemu/vtb.py).
+# SOAK_ROUNDS: that many times over, fresh boots each round (issue 21's hang showed early in a boot).
 SOAK_CYCLES ?= 70
+SOAK_ROUNDS ?= 1
 .PHONY: soak
 soak: all
+	@set -e; for r in $$(seq 1 $(SOAK_ROUNDS)); do echo "soak: round $$r of $(SOAK_ROUNDS)"; \
 	VTBOOT_SOAK_CYCLES=$(SOAK_CYCLES) $(PYTEST) -n $(QEMU_TEST_JOBS) tests/qemu/test_s3_holds.py \
-	    -k test_s3_through_grub_many_cycles_with_cpu_hotplug
+	    -k test_s3_through_grub_many_cycles_with_cpu_hotplug; done
 
 # `make bench`: measurement (SHA-1/256/384/512) and MAC (Poly1305) speed of vtboot's own code
 # against OpenSSL, then boots in QEMU (vtboot against its own hashing, against QEMU's direct
