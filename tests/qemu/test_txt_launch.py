@@ -1,0 +1,131 @@
+"""Debian's unmodified tboot on the emulated TXT platform, without a SINIT (issue 20, step 2).
+
+`vtboot-qemu --txt` runs out/bin/qemu-system-x86_64-txt (or $VTBOOT_QEMU_TXT) with
+`-machine q35,txt=on` and boots /boot/tboot.gz through GRUB in the layout of Debian's
+20_linux_tboot (multiboot2 and multiboot1), Debian's own 6.1 kernel and out/initrd.img as its
+modules, and no SINIT module. The milestone of docs/txt-platform.md section 5, step 2: tboot finds
+SMX (patch 0002), GETSEC[CAPABILITIES] with the chipset present (0003 + 0004), our heap's
+BiosData, no SINIT, and boots Linux without a measured launch, as on a board without one; Linux's
+tboot driver stays off, and Debian's txt-stat in the guest reads our registers.
+
+A TXT QEMU without 0003 (GETSEC is #UD) or without 0004 (no chipset) fails these tests: the
+first by a timeout (tboot loops on the #UD) or missing lines, the second by tboot's "ERR:
+TXT-capable chipset not present" and txt-stat's zero registers.
+"""
+import os
+import re
+
+import pytest
+
+import vtb
+
+MEMORY_MB = 512
+# the layout of docs/txt-platform.md 0004: T = low RAM top (all of -m 512 is below 4 GiB on q35),
+# DPR = [T-4M, T), HEAP = [T-4M, T-3M), SINIT = [T-3M, T-3M+256K)
+T = MEMORY_MB << 20
+MIB = 1 << 20
+HEAP_BASE, HEAP_SIZE = T - 4 * MIB, MIB
+SINIT_BASE, SINIT_SIZE = T - 3 * MIB, 256 << 10
+DPR = T | 4 << 4 | 1
+
+# tboot's loop on GETSEC's #UD without 0003 never ends: the run fails by this timeout
+TIMEOUT = 480
+
+
+def tboot_lines(run):
+    return [l[len("TBOOT: "):] for l in run.serial.splitlines() if l.startswith("TBOOT: ")]
+
+
+def block(lines, head):
+    """The tab-indented lines tboot prints after the line that starts with head."""
+    i = next(i for i, l in enumerate(lines) if l.startswith(head))
+    out = []
+    for l in lines[i + 1:]:
+        if not l.startswith("\t"):
+            break
+        out.append(l)
+    return out
+
+
+# (kernel, loader): Debian's own 6.1 kernel through GRUB's multiboot2 (what 20_linux_tboot
+# writes) and multiboot1, and the project's kernel (out/bzImage), which tboot's non-TXT path boots
+# like any other
+@pytest.fixture(scope="module", params=[("debian", "--grub"), ("debian", "--grub-mb1"),
+                                        ("project", "--grub")], ids=lambda p: p[0] + ("-mb1" if p[1] == "--grub-mb1" else "-mb2"))
+def run(request):
+    kernel, loader = request.param
+    image = vtb.debian_generic_kernel() if kernel == "debian" else os.path.join(vtb.OUT, "bzImage")
+    r = vtb.boot("--txt", loader, "--kernel", image, "--memory", str(MEMORY_MB), timeout=TIMEOUT)
+    r.kernel = kernel
+    return r
+
+
+def test_tboot_finds_smx_and_the_chipset(run):
+    lines = tboot_lines(run)
+    assert run.rc == vtb.POWERED_OFF, run.stderr[-3000:] + run.serial[-3000:]
+    assert "CPU is SMX-capable" in lines
+    assert "SMX is enabled" in lines
+    assert "IA32_FEATURE_CONTROL_MSR: 0000ff01" in lines
+    # GETSEC[CAPABILITIES] (0003) with the chipset present (0004): txt/verify.c supports_txt()
+    assert "TXT chipset and all needed capabilities present" in lines, "\n".join(lines[:40])
+    assert not [l for l in lines if l.startswith("ERR: ")]
+
+
+def test_tboot_reads_biosdata(run):
+    lines = tboot_lines(run)
+    assert f"TXT.HEAP.BASE: {HEAP_BASE:#x}" in lines, "\n".join(lines)
+    assert f"TXT.HEAP.SIZE: {HEAP_SIZE:#x} ({HEAP_SIZE})" in lines
+    bios = block(lines, "bios_data (@")
+    assert "\t version: 6" in bios, bios
+    assert "\t bios_sinit_size: 0x0 (0)" in bios
+    assert "\t num_logical_procs: 1" in bios
+    assert not [l for l in lines if "BIOS data" in l]      # tboot's complaints about it
+
+
+def test_no_sinit_no_measured_launch(run):
+    lines = tboot_lines(run)
+    assert "no SINIT AC module found" in lines, "\n".join(lines)
+    i = lines.index("no SINIT AC module found")
+    # copy_sinit(): the BIOS-reserved region, then TB_ERR_SINIT_NOT_PRESENT under the default
+    # policy (continue without a measured launch)
+    assert lines[i + 1:i + 4] == [f"TXT.SINIT.BASE: {SINIT_BASE:#x}",
+                                 f"TXT.SINIT.SIZE: {SINIT_SIZE:#x} ({SINIT_SIZE})",
+                                 "SINIT ACM not provided."]
+    assert not [l for l in lines if "measured launch succeeded" in l or "SENTER" in l]
+    assert [l for l in lines if re.fullmatch(r"transfering control to kernel @0x[0-9a-f]+\.\.\.", l)]
+    # Debian's own kernel ran, and its tboot driver did not find a shared page
+    assert run.linux_ran()
+    version = run.serial.split("Linux version", 1)[1].splitlines()[0]
+    built_by = {"debian": "(debian-kernel@lists.debian.org)", "project": "(vtboot@vtboot)"}
+    assert built_by[run.kernel] in version, version
+    assert run.guest["tboot_addr"] == "0x0000000000000000"
+    assert run.guest["tboot-cpuhp-state"] == "absent"
+    assert run.guest["debugfs-tboot-log"] == "absent"
+    assert "tboot: found shared page" not in run.serial
+
+
+def test_txt_stat_reads_our_registers(run):
+    stat = run.values("txt-stat")
+    assert run.guest["txt-stat-rc"] == "0", "\n".join(stat)
+    i = stat.index("\tDIDVID: 0x00000001b00f8086")
+    assert stat[i:i + 16] == [
+        "\tDIDVID: 0x00000001b00f8086",
+        "\t    vendor_id: 0x8086",
+        "\t    device_id: 0xb00f",
+        "\t    revision_id: 0x1",
+        "\tFSBIF: 0x0000000080000000",
+        "\tQPIIF: 0x00000000ffffffff",
+        f"\tSINIT.BASE: {SINIT_BASE:#x}",
+        f"\tSINIT.SIZE: {SINIT_SIZE}B ({SINIT_SIZE:#x})",
+        f"\tHEAP.BASE: {HEAP_BASE:#x}",
+        f"\tHEAP.SIZE: {HEAP_SIZE}B ({HEAP_SIZE:#x})",
+        f"\tDPR: {DPR:#018x}",
+        "\t    lock: TRUE",
+        f"\t    top: {T:#x}",
+        "\t    size: 4MB (4194304B)",
+        "\tPUBLIC.KEY:",
+        "\t    " + "00 " * 16,
+    ], "\n".join(stat)
+    assert "\tSTS: 0x00000000" in stat
+    assert "\t    senter_done: FALSE" in stat
+    assert "\t TXT measured launch: FALSE" in stat
