@@ -10,11 +10,14 @@ and Debian's txt-stat in the guest reads our registers and (guest/init's txt act
 BiosData in our heap.
 
 A TXT QEMU without 0003 (GETSEC is #UD) or without 0004 (no chipset) fails these tests: the
-first by a timeout (tboot loops on the #UD) or missing lines, the second by tboot's "ERR:
+first as soon as tboot is seen looping on the #UD (boot_txt), the second by tboot's "ERR:
 TXT-capable chipset not present" and txt-stat's zero registers.
 """
 import os
 import re
+import subprocess
+import tempfile
+import time
 
 import pytest
 
@@ -29,8 +32,36 @@ HEAP_BASE, HEAP_SIZE = T - 4 * MIB, MIB
 SINIT_BASE, SINIT_SIZE = T - 3 * MIB, 256 << 10
 DPR = T | 4 << 4 | 1
 
-# tboot's loop on GETSEC's #UD without 0003 never ends: the run fails by this timeout
 TIMEOUT = 480
+# Without 0003 GETSEC[CAPABILITIES] is #UD and tboot comes back to its SMX check again and again
+# (measured: "SMX is enabled" thousands of times, never a reset); the boot is given up once tboot
+# printed it this often with neither verdict of the chipset check (1-2 times in a good run)
+SMX_LOOP = 20
+
+
+def boot_txt(*args):
+    """vtb.boot, given up early (and failed) when tboot loops on GETSEC's #UD."""
+    with tempfile.TemporaryDirectory() as tmp:
+        log = os.path.join(tmp, "serial.log")
+        p = subprocess.Popen([vtb.LAUNCHER, "--serial-log", log, "--timeout", str(TIMEOUT), *args],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                             errors="replace")
+        looping = False
+        while p.poll() is None and not looping:
+            time.sleep(1)
+            serial = vtb.read_serial(log) if os.path.exists(log) else ""
+            looping = (serial.count("TBOOT: SMX is enabled") >= SMX_LOOP and
+                       "TBOOT: TXT chipset and all needed capabilities present" not in serial and
+                       "TBOOT: ERR: " not in serial)
+        if looping:
+            p.terminate()       # the launcher stops QEMU and swtpm (exit 143)
+        _, err = p.communicate(timeout=TIMEOUT + 120)
+        serial = vtb.read_serial(log)
+    if looping:
+        err += "\n" + vtb.keep_evidence(serial, err, "tboot loops on its SMX check: GETSEC faults "
+                                         "(a QEMU without patch 0003?)") + "\n"
+        return vtb.parse_run(vtb.CRASHED, serial, err)
+    return vtb.parse_run(p.returncode, serial, err)
 
 
 def tboot_lines(run):
@@ -42,15 +73,15 @@ def tboot_lines(run):
 def run(request):
     kernel, loader = request.param
     image = vtb.debian_generic_kernel() if kernel == "debian" else os.path.join(vtb.OUT, "bzImage")
-    r = vtb.boot("--txt", loader, "--kernel", image, "--memory", str(MEMORY_MB),
-                 "--cmdline", "console=ttyS0 panic=-1 vtboot.guest=txt", timeout=TIMEOUT)
+    r = boot_txt("--txt", loader, "--kernel", image, "--memory", str(MEMORY_MB),
+                 "--cmdline", "console=ttyS0 panic=-1 vtboot.guest=txt")
     r.kernel = kernel
     return r
 
 
 def test_tboot_finds_smx_and_the_chipset(run):
     lines = tboot_lines(run)
-    assert run.rc == vtb.POWERED_OFF, run.stderr[-3000:] + run.serial[-3000:]
+    assert run.rc == vtb.POWERED_OFF, run.stderr[-2000:] + "\n---- serial (tail) ----\n" + run.serial[-1500:]
     assert "CPU is SMX-capable" in lines
     assert "SMX is enabled" in lines
     assert "IA32_FEATURE_CONTROL_MSR: 0000ff01" in lines
@@ -63,7 +94,7 @@ def test_txt_stat_reads_biosdata(run):
     # guest/init's txt action: txt-stat --heap, the BiosData our chipset wrote at HEAP.BASE (tboot
     # reads it only on the way to SENTER, which it never takes without a SINIT)
     heap = run.values("txt-heap")
-    assert run.guest["action-txt-rc"] == "0", "\n".join(heap)
+    assert run.guest.get("action-txt-rc") == "0", "\n".join(heap)
     i = next(i for i, l in enumerate(heap) if l.startswith("bios_data (@"))
     # the u64 size field before BiosData: 8 + 36 + 14 + 8 = 66 (docs/txt-platform.md 0004)
     assert re.fullmatch(r"bios_data \(@0x[0-9a-f]+, 42\):", heap[i]), heap[i]
@@ -99,15 +130,15 @@ def test_no_sinit_no_measured_launch(run):
     version = run.serial.split("Linux version", 1)[1].splitlines()[0]
     built_by = {"debian": "(debian-kernel@lists.debian.org)", "project": "(vtboot@vtboot)"}
     assert built_by[run.kernel] in version, version
-    assert run.guest["tboot_addr"] == "0x0000000000000000"
-    assert run.guest["tboot-cpuhp-state"] == "absent"
-    assert run.guest["debugfs-tboot-log"] == "absent"
+    assert run.guest.get("tboot_addr") == "0x0000000000000000"
+    assert run.guest.get("tboot-cpuhp-state") == "absent"
+    assert run.guest.get("debugfs-tboot-log") == "absent"
     assert "tboot: found shared page" not in run.serial
 
 
 def test_txt_stat_reads_our_registers(run):
     stat = run.values("txt-stat")
-    assert run.guest["txt-stat-rc"] == "0", "\n".join(stat)
+    assert run.guest.get("txt-stat-rc") == "0", "\n".join(stat)
     assert "\tDIDVID: 0x00000001b00f8086" in stat, "\n".join(stat)
     i = stat.index("\tDIDVID: 0x00000001b00f8086")
     assert stat[i:i + 16] == [
