@@ -110,8 +110,24 @@ def test_txt_stat_reads_biosdata(run):
         "\t\t     major: 0x2",
         "\t\t     minor: 0x0",
         "\t\t     rev: 0x0",
-        "unable to find TBOOT log",
+        "TBOOT log:",                    # tboot's memory log at 0x60000: tboot ran
     ], "\n".join(heap)
+
+
+def test_tboot_sees_the_txt_region_reserved(run):
+    # the e820 map tboot got from GRUB (SeaBIOS's, from QEMU's etc/e820): DPR = [T-4M, T) inside
+    # one reserved entry, no RAM entry touching it (docs/txt-platform.md 0004, "Layout and e820")
+    lines = tboot_lines(run)
+    i = lines.index("original e820 map:")
+    e820 = []
+    for l in lines[i + 1:]:
+        m = re.fullmatch(r"\t([0-9a-f]{16}) - ([0-9a-f]{16})  \((\d+)\)", l)
+        if not m:
+            break
+        e820.append((int(m.group(1), 16), int(m.group(2), 16), int(m.group(3))))
+    assert [e for e in e820 if e[2] == 2 and e[0] <= T - 4 * MIB and e[1] >= T], e820
+    assert not [e for e in e820 if e[2] == 1 and e[0] < T and e[1] > T - 4 * MIB], e820
+    assert max(e[1] for e in e820 if e[2] == 1 and e[0] < 1 << 32) <= T - 4 * MIB
 
 
 def test_no_sinit_no_measured_launch(run):
