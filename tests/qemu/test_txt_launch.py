@@ -68,8 +68,13 @@ def tboot_lines(run):
     return [l[len("TBOOT: "):] for l in run.serial.splitlines() if l.startswith("TBOOT: ")]
 
 
-@pytest.fixture(scope="module", params=[("debian", "--grub"), ("debian", "--grub-mb1"),
-                                        ("project", "--grub")], ids=lambda p: p[0] + ("-mb1" if p[1] == "--grub-mb1" else "-mb2"))
+# (kernel, loader): Debian's own 6.1 kernel through GRUB's multiboot2 (what 20_linux_tboot
+# writes) and multiboot1. Not the project's out/bzImage: it is not relocatable, so tboot 1.10.5
+# copies it to its code32_start 0x100000, then says "Error: kernel cmdline not available" and jumps
+# to 0 (the guest resets; measured on the chipset build with --cpu Nehalem, mb2) [inferred: the
+# copy overwrote GRUB's multiboot information below 0x2bb400]
+@pytest.fixture(scope="module", params=[("debian", "--grub"), ("debian", "--grub-mb1")],
+                ids=lambda p: p[0] + ("-mb1" if p[1] == "--grub-mb1" else "-mb2"))
 def run(request):
     kernel, loader = request.param
     image = vtb.debian_generic_kernel() if kernel == "debian" else os.path.join(vtb.OUT, "bzImage")
