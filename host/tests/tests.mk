@@ -21,11 +21,17 @@ $(HOST_TESTK): $(HOST_TESTK_OBJ) host/tests/guest/link.ld
 	ld -m elf_i386 -nostdlib -static -z noexecstack --no-warn-rwx-segments \
 	   -T host/tests/guest/link.ld -o $@ $(HOST_TESTK_OBJ)
 
+# the test guests' COM1 output (badload, getsec)
+$(OUT)/host/tests/com1.o: host/tests/guest/com1.c host/tests/guest/com1.h
+	@mkdir -p $(@D)
+	$(HOST_TESTK_CC) -c -o $@ $<
+
 # badload: a loader that hands vtboot malformed input (tests/qemu/test_loader_faults.py) and
 # arms event sources before the launch (tests/qemu/test_event_sources.py), with vtboot's ELF
 # built in (it finds vtboot's symbols in that copy at run time: rebuilt with out/vtboot)
 HOST_BADLOAD := $(OUT)/host/tests/badload.elf
-$(OUT)/host/tests/badload.o: host/tests/guest/badload.c include/abi/acpi.h include/abi/multiboot1.h
+$(OUT)/host/tests/badload.o: host/tests/guest/badload.c host/tests/guest/com1.h include/abi/acpi.h \
+                             include/abi/multiboot1.h
 	@mkdir -p $(@D)
 	$(HOST_TESTK_CC) -c -o $@ $<
 
@@ -33,7 +39,8 @@ $(OUT)/host/tests/badload-entry.o: host/tests/guest/badload.S include/abi/multib
 	@mkdir -p $(@D)
 	$(HOST_TESTK_CC) -D__ASSEMBLY__ -DVTBOOT_ELF='"$(OUT)/vtboot"' -c -o $@ $<
 
-$(HOST_BADLOAD): $(OUT)/host/tests/badload-entry.o $(OUT)/host/tests/badload.o host/tests/guest/badload.ld
+$(HOST_BADLOAD): $(OUT)/host/tests/badload-entry.o $(OUT)/host/tests/badload.o $(OUT)/host/tests/com1.o \
+                 host/tests/guest/badload.ld
 	ld -m elf_i386 -nostdlib -static -z noexecstack --no-warn-rwx-segments \
 	   -T host/tests/guest/badload.ld -o $@ $(filter %.o,$^)
 BUILD += $(HOST_BADLOAD)
@@ -41,7 +48,7 @@ BUILD += $(HOST_BADLOAD)
 # getsec: probes the emulated TXT CPU (SMX, CR4.SMXE, the TXT MSRs, GETSEC) on the patched
 # QEMU (qemu/, tests/qemu/test_txt_cpu.py)
 HOST_GETSEC := $(OUT)/host/tests/getsec.elf
-$(OUT)/host/tests/getsec.o: host/tests/guest/getsec.c include/abi/multiboot1.h
+$(OUT)/host/tests/getsec.o: host/tests/guest/getsec.c host/tests/guest/com1.h include/abi/multiboot1.h
 	@mkdir -p $(@D)
 	$(HOST_TESTK_CC) -c -o $@ $<
 
@@ -49,11 +56,13 @@ $(OUT)/host/tests/getsec-entry.o: host/tests/guest/getsec.S include/abi/multiboo
 	@mkdir -p $(@D)
 	$(HOST_TESTK_CC) -D__ASSEMBLY__ -c -o $@ $<
 
-$(OUT)/host/tests/getsec-chipset.o: host/tests/guest/getsec_chipset.c include/abi/multiboot1.h include/abi/txt.h
+$(OUT)/host/tests/getsec-chipset.o: host/tests/guest/getsec_chipset.c host/tests/guest/com1.h \
+                                    include/abi/multiboot1.h include/abi/txt.h
 	@mkdir -p $(@D)
 	$(HOST_TESTK_CC) -c -o $@ $<
 
-$(HOST_GETSEC): $(OUT)/host/tests/getsec-entry.o $(OUT)/host/tests/getsec.o $(OUT)/host/tests/getsec-chipset.o host/tests/guest/getsec.ld
+$(HOST_GETSEC): $(OUT)/host/tests/getsec-entry.o $(OUT)/host/tests/getsec.o $(OUT)/host/tests/getsec-chipset.o \
+                $(OUT)/host/tests/com1.o host/tests/guest/getsec.ld
 	ld -m elf_i386 -nostdlib -static -z noexecstack --no-warn-rwx-segments \
 	   -T host/tests/guest/getsec.ld -o $@ $(filter %.o,$^)
 BUILD += $(HOST_GETSEC)

@@ -10,17 +10,12 @@ Debian's stock QEMU gives it) and Debian's stock QEMU itself.
 The patched binary is part of `make` (BUILD, qemu/qemu.mk): when it is missing these tests
 fail, they never skip."""
 import hashlib
-import os
 import subprocess
-import tempfile
 
 import pytest
 
-from vtb import OUT, keep_evidence
-
-TXT_QEMU = os.path.join(OUT, "bin", "qemu-system-x86_64-txt")
-STOCK_QEMU = "/usr/bin/qemu-system-x86_64"
-GETSEC = os.path.join(OUT, "host", "tests", "getsec.elf")
+import getsec_guest
+from getsec_guest import stock_qemu, txt_qemu
 
 MiB = 1 << 20
 GiB = 1 << 30
@@ -46,17 +41,6 @@ REGS = [("STS", 0x0), ("ESTS", 0x8), ("ERRORCODE", 0x30), ("VER.FSBIF", 0x100),
         ("E2STS", 0x8F0)]
 
 
-def need(path, how):
-    if not os.path.exists(path):
-        pytest.fail(f"{path} is missing: {how}", pytrace=False)
-    return path
-
-
-def txt_qemu():
-    return need(TXT_QEMU, "build it with `make out/bin/qemu-system-x86_64-txt` (qemu/build.sh; "
-                          "`make` and `make test` build it)")
-
-
 def below_4g(mem_mib):
     """q35's RAM below 4 GiB (pc_q35_init): all of it up to 2.75 GiB, else 2 GiB."""
     ram = mem_mib * MiB
@@ -71,36 +55,11 @@ def layout(mem_mib):
             "DPR": (t & 0xFFF00000) | (DPR_SIZE // MiB) << 4 | 1}
 
 
-def run_getsec(qemu, case, machine="q35,txt=on", mem=128, smp=1, extra=(), reboot=False,
-               timeout=90):
-    """Boots getsec.elf with case=CASE; returns its lines for the case without the
-    "GETSEC: <case>: " prefix. With reboot, a guest reset reboots in the same process (the
-    case powers off at its end)."""
-    need(GETSEC, "make out/host/tests/getsec.elf")
-    with tempfile.TemporaryDirectory() as tmp:
-        log = os.path.join(tmp, "serial.log")
-        cmd = [qemu, "-machine", machine, "-accel", "tcg", "-cpu", "max", "-m", str(mem),
-               "-smp", str(smp), "-display", "none", "-nodefaults", "-monitor", "none",
-               "-serial", f"file:{log}", "-kernel", GETSEC, "-append", f"case={case}",
-               *extra] + ([] if reboot else ["-no-reboot"])
-        try:
-            p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                               timeout=timeout)
-        except subprocess.TimeoutExpired as e:
-            out = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
-            with open(log, errors="replace") as f:
-                serial = f.read()
-            pytest.fail(keep_evidence(serial, f"{' '.join(cmd)}\n{out}",
-                                      f"getsec case={case} timed out after {timeout}s"),
-                        pytrace=False)
-        with open(log, errors="replace") as f:
-            serial = f.read()
-    assert p.returncode == 0, f"{' '.join(cmd)} exited {p.returncode}: {p.stdout}\n{serial}"
-    assert "GETSEC: FAILED" not in serial and "unexpected" not in serial, serial
-    prefix = f"GETSEC: {case}: "
-    lines = [l[len(prefix):] for l in serial.splitlines() if l.startswith(prefix)]
-    assert lines and lines[0] == "start" and lines[-1] == "done", \
-        f"case={case} did not run to its end:\n{serial}"
+def run_getsec(qemu, case, machine="q35,txt=on", **kw):
+    """getsec's lines for case=CASE on the TXT machine by default; the case must run to its
+    end."""
+    lines, _ = getsec_guest.run_getsec(qemu, case, machine=machine, **kw)
+    assert lines[-1] == "done", f"case={case} did not run to its end: {lines}"
     return lines
 
 
@@ -240,7 +199,7 @@ def test_txt_off_is_stock_qemu():
               "public MLE.JOIN after writing 0x9abcdef012345678 = 0x0",
               "public MLE.JOIN after writing byte 0xaa at 0x291 = 0x0",
               "public MLE.JOIN after writing 0 = 0x0", "done"]
-    stock = need(STOCK_QEMU, "apt-get install qemu-system-x86")
+    stock = stock_qemu()
     assert run_getsec(txt_qemu(), "txtregs", machine="q35,txt=off") == absent
     assert run_getsec(txt_qemu(), "txtregs", machine="q35") == absent
     assert run_getsec(stock, "txtregs", machine="q35") == absent

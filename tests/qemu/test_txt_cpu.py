@@ -6,77 +6,16 @@ QEMU is the control.
 
 The patched binary is part of `make` (BUILD, qemu/qemu.mk): when it is missing these tests fail,
 they never skip."""
-import os
-import subprocess
-import tempfile
+import re
 
 import pytest
 
-from vtb import OUT, keep_evidence
-
-TXT_QEMU = os.path.join(OUT, "bin", "qemu-system-x86_64-txt")
-STOCK_QEMU = "/usr/bin/qemu-system-x86_64"
-GETSEC = os.path.join(OUT, "host", "tests", "getsec.elf")
+from getsec_guest import run_getsec, stock_qemu, symbol, txt_qemu
 
 # IA32_FEATURE_CONTROL at reset: LOCK (0), SENTER local enables (14:8), SENTER global (15)
 FEATURE_CONTROL = 0xFF01
 # IA32_PLATFORM_ID: the "platform-id" CPU property's default, platform ID bits 52:50 = 1
 PLATFORM_ID = 0x0004000000000000
-
-
-def need(path, how):
-    if not os.path.exists(path):
-        pytest.fail(f"{path} is missing: {how}", pytrace=False)
-    return path
-
-
-def txt_qemu():
-    return need(TXT_QEMU, "build it with `make out/bin/qemu-system-x86_64-txt` (qemu/build.sh; "
-                          "`make` and `make test` build it)")
-
-
-def symbol(name):
-    """The address of a symbol of getsec.elf (the probes' instructions, getsec.S)."""
-    out = subprocess.run(["nm", need(GETSEC, "make out/host/tests/getsec.elf")],
-                         capture_output=True, text=True, check=True).stdout
-    for line in out.splitlines():
-        parts = line.split()
-        if len(parts) == 3 and parts[2] == name:
-            return int(parts[0], 16)
-    raise AssertionError(f"getsec.elf has no symbol {name}")
-
-
-def run_getsec(qemu, case, cpu="max", timeout=30, expect_timeout=False):
-    """Boots getsec.elf with case=CASE on QEMU binary `qemu`; returns its GETSEC: lines for the
-    case (without the "GETSEC: <case>: " prefix) and whether it timed out. A timeout that was
-    not expected keeps the serial log (vtb.keep_evidence) and fails."""
-    need(GETSEC, "make out/host/tests/getsec.elf")
-    with tempfile.TemporaryDirectory() as tmp:
-        log = os.path.join(tmp, "serial.log")
-        cmd = [qemu, "-machine", "q35", "-accel", "tcg", "-cpu", cpu, "-m", "128",
-               "-display", "none", "-nodefaults", "-no-reboot", "-monitor", "none",
-               "-serial", f"file:{log}", "-kernel", GETSEC, "-append", f"case={case}"]
-        timed_out = False
-        try:
-            p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                               timeout=timeout)
-            stderr = p.stdout
-        except subprocess.TimeoutExpired as e:
-            timed_out = True
-            stderr = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
-        with open(log, errors="replace") as f:
-            serial = f.read()
-    if timed_out and not expect_timeout:
-        pytest.fail(keep_evidence(serial, f"{' '.join(cmd)}\n{stderr}",
-                                  f"getsec case={case} timed out after {timeout}s"),
-                    pytrace=False)
-    if not timed_out:
-        assert p.returncode == 0, f"{qemu} exited {p.returncode}: {stderr}\nserial:\n{serial}"
-    prefix = f"GETSEC: {case}: "
-    assert "GETSEC: FAILED" not in serial, serial
-    lines = [l[len(prefix):] for l in serial.splitlines() if l.startswith(prefix)]
-    assert lines and lines[0] == "start", f"getsec did not start case={case}:\n{serial}"
-    return lines, timed_out
 
 
 def value(lines, key):
@@ -140,9 +79,110 @@ def test_stock_qemu_has_no_smx_and_no_cr4_smxe():
     completes: stock 7.2 handles a reserved CR4 bit as an SVM #VMEXIT (cpu_vmexit with
     SVM_EXIT_ERR) even outside an SVM guest, so the guest gets neither SMXE nor the #GP(0) the
     SDM gives (patch 0002 makes it #GP(0), the test above). The boot is expected to hang there."""
-    lines, timed_out = run_getsec(need(STOCK_QEMU, "apt-get install qemu-system-x86"), "cpuid",
+    lines, timed_out = run_getsec(stock_qemu(), "cpuid",
                                   timeout=15, expect_timeout=True)
     assert value(lines, "CPUID.1:ECX.SMX") == ["0"], lines
     assert value(lines, "CPUID.1:ECX.SSE3") == ["1"], lines
     assert lines[-1] == "CR4 = 0x0", lines
     assert timed_out, lines
+
+
+# ---- GETSEC (patch 0003) ----------------------------------------------------------------------
+# GETSEC[CAPABILITIES] (SDM vol. 2D 7.x): bit 0 "chipset present", then one bit per leaf:
+# ENTERACCS 2, EXITAC 3, SENTER 4, SEXIT 5, PARAMETERS 6, SMCTRL 7, WAKEUP 8
+LEAF_BITS = sum(1 << leaf for leaf in (2, 3, 4, 5, 6, 7, 8))
+LEAVES = {0: "CAPABILITIES", 2: "ENTERACCS", 3: "EXITAC", 4: "SENTER", 5: "SEXIT",
+          6: "PARAMETERS", 7: "SMCTRL", 8: "WAKEUP"}
+SMXE_ON = ["MOV CR4 |= SMXE: ok", "CR4.SMXE = 1"]
+
+
+def getsec_line(name, ebx, eax=None, ebx_out=None, ecx=0, fault=None):
+    if fault:
+        return f"GETSEC[{name}] EBX={ebx:#x}: {fault} at {symbol('probe_getsec_insn'):#x}"
+    return (f"GETSEC[{name}] EBX={ebx:#x}: EAX={eax:#x} EBX={ebx if ebx_out is None else ebx_out:#x} "
+            f"ECX={ecx:#x}")
+
+
+def txt_machine():
+    """q35 with the TXT chipset (patch 0004); a binary without it fails here, never skips."""
+    return "q35,txt=on"
+
+
+@pytest.mark.parametrize("chipset", [True, False])
+def test_getsec_capabilities(chipset):
+    """CAPABILITIES: every leaf, and bit 0 only with the TXT chipset (-machine q35,txt=on, patch
+    0004); EBX != 0 asks for an index that does not exist: EAX = 0."""
+    lines, _ = run_getsec(txt_qemu(), "caps", machine=txt_machine() if chipset else "q35")
+    assert lines == ["start", *SMXE_ON,
+                     getsec_line("CAPABILITIES", 0, eax=LEAF_BITS | int(chipset)),
+                     getsec_line("CAPABILITIES", 1, eax=0),
+                     "done"], lines
+
+
+def test_getsec_parameters_as_tboot_reads_them():
+    """PARAMETERS by index (SDM GETSEC[PARAMETERS], docs/txt-platform.md 0003): AC module
+    header version 0 only, 256 KiB of AC execution area, WB the AC-mode memory type, TXT
+    extensions without processor S-CRTM or MCE preservation, then type 0 (no more); checked
+    the way tboot's get_parameters decodes them."""
+    lines, _ = run_getsec(txt_qemu(), "params", machine=txt_machine())
+    got = {}
+    for l in lines[3:-1]:
+        m = re.fullmatch(r"GETSEC\[PARAMETERS\] EBX=(0x[0-9a-f]+): EAX=(0x[0-9a-f]+) "
+                         r"EBX=(0x[0-9a-f]+) ECX=(0x[0-9a-f]+)", l)
+        assert m, lines
+        got[int(m.group(1), 16)] = tuple(int(g, 16) for g in m.groups()[1:])
+    assert lines[:3] == ["start", *SMXE_ON] and lines[-1] == "done", lines
+    assert sorted(got) == [0, 1, 2, 3, 4, 5], lines
+    types = {i: eax & 0x1f for i, (eax, _, _) in got.items()}
+    assert types == {0: 1, 1: 2, 2: 3, 3: 5, 4: 0, 5: 0}, got
+    # type 1: version mask and version; tboot compares acm header_ver & mask == version
+    assert got[0][1:] == (0xFFFFFFFF, 0), got
+    # type 2: EAX[31:5] * 32 bytes = the largest SINIT
+    assert got[1][0] & ~0x1f == 256 * 1024, got
+    # type 3: EAX[31:8], bit 8 + MTRR type: write-back (6) only
+    assert got[2][0] & ~0xff == 1 << (8 + 6), got
+    # type 5: bit 5 processor S-CRTM, bit 6 MCE handling: neither
+    assert got[3][0] & 0x60 == 0, got
+    assert got[4] == got[5] == (0, 0, 0), got
+
+
+def test_getsec_other_leaves_fault_before_a_launch():
+    """ENTERACCS, EXITAC, SENTER, SEXIT and WAKEUP are #GP(0) until authenticated-code mode
+    exists (patches 0005-0007); SMCTRL is #GP(0) outside the measured environment."""
+    lines, _ = run_getsec(txt_qemu(), "leaves", machine=txt_machine())
+    assert lines == ["start", *SMXE_ON,
+                     *[getsec_line(LEAVES[leaf], 0, fault="#GP(0)") for leaf in (2, 3, 4, 5, 7, 8)],
+                     "done"], lines
+
+
+def test_getsec_without_cr4_smxe_is_ud():
+    lines, _ = run_getsec(txt_qemu(), "nosmxe", machine=txt_machine())
+    assert lines == ["start", "MOV CR4 &= ~SMXE: ok", "CR4.SMXE = 0",
+                     *[getsec_line(LEAVES.get(leaf, "1"), 0, fault="#UD") for leaf in range(9)],
+                     "done"], lines
+
+
+def test_getsec_without_smx_is_ud():
+    """-cpu max,-smx: CR4.SMXE cannot be set, so GETSEC is #UD."""
+    lines, _ = run_getsec(txt_qemu(), "caps", cpu="max,-smx", machine=txt_machine())
+    cr4 = symbol("probe_write_cr4_insn")
+    assert lines == ["start", f"MOV CR4 |= SMXE: #GP(0) at {cr4:#x}",
+                     getsec_line("CAPABILITIES", 0, fault="#UD"),
+                     getsec_line("CAPABILITIES", 1, fault="#UD"), "done"], lines
+
+
+def test_getsec_unknown_leaves_are_ud():
+    lines, _ = run_getsec(txt_qemu(), "leaf9", machine=txt_machine())
+    assert lines == ["start", *SMXE_ON, getsec_line("1", 0, fault="#UD"),
+                     getsec_line("9", 0, fault="#UD"), getsec_line("0x80000000", 0, fault="#UD"),
+                     "done"], lines
+
+
+def test_getsec_with_a_prefix_is_ud():
+    lines, _ = run_getsec(txt_qemu(), "prefix", machine=txt_machine())
+    assert lines == ["start", *SMXE_ON, "GETSEC[CAPABILITIES] without a prefix: ok",
+                     f"LOCK GETSEC: #UD at {symbol('probe_getsec_lock_insn'):#x}",
+                     f"REPNE GETSEC: #UD at {symbol('probe_getsec_repne_insn'):#x}",
+                     f"REP GETSEC: #UD at {symbol('probe_getsec_rep_insn'):#x}",
+                     f"66 GETSEC: #UD at {symbol('probe_getsec_opsize_insn'):#x}",
+                     "done"], lines

@@ -52,6 +52,7 @@
  * kernel's command line to "PWNED"; on the launching CPU it also reads PCR 17 through the
  * TPM and prints it. Before the launch the same code only halts (interrupts off).
  */
+#include "com1.h"
 #include "abi/acpi.h"
 #include "abi/multiboot1.h"
 
@@ -62,40 +63,12 @@ void badload_main(uint32_t magic, uint32_t info) __attribute__((noreturn));
 
 extern const uint8_t vtboot_elf[], vtboot_elf_end[];
 
-#define COM1 0x3f8
 #define MMAP_MAX 64u
 #define CMDLINE_MAX 1024u
 #define MODS_MAX 8u
 
-static inline void outb(uint16_t p, uint8_t v) { __asm__ volatile("outb %0, %1" :: "a"(v), "Nd"(p)); }
-static inline uint8_t inb(uint16_t p) { uint8_t v; __asm__ volatile("inb %1, %0" : "=a"(v) : "Nd"(p)); return v; }
-
-static void put_char(char c)
-{
-    while (!(inb(COM1 + 5) & 0x20))
-        ;
-    outb(COM1, (uint8_t)c);
-}
-
-static void put_str(const char *s)
-{
-    while (*s)
-        put_char(*s++);
-}
-
-static void put_hex(uint64_t v)
-{
-    put_str("0x");
-    int shift = 60;
-    while (shift > 0 && !((v >> shift) & 0xf))
-        shift -= 4;
-    for (; shift >= 0; shift -= 4)
-        put_char("0123456789abcdef"[(v >> shift) & 0xf]);
-}
-
 /* ACPI S5 through PM1a_CNT (SeaBIOS puts q35's PM base at 0x600; SLP_TYP 0 is QEMU's S5):
  * the launcher then ends at once instead of timing out */
-static inline void outw(uint16_t p, uint16_t v) { __asm__ volatile("outw %0, %1" :: "a"(v), "Nd"(p)); }
 
 static __attribute__((noreturn)) void fail(const char *why)
 {
@@ -366,17 +339,6 @@ static void wrmsr(uint32_t msr, uint64_t v)
     __asm__ volatile("wrmsr" :: "c"(msr), "a"((uint32_t)v), "d"((uint32_t)(v >> 32)));
 }
 
-static void put_dec(uint32_t v)
-{
-    char b[12];
-    int i = 0;
-    do {
-        b[i++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    while (i)
-        put_char(b[--i]);
-}
 
 static int str_eq(const char *a, const char *b)
 {

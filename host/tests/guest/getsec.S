@@ -178,6 +178,50 @@ probe_getsec_insn:
     pop %ebp
     ret
 
+/* uint32_t probe_getsec_prefixed(uint32_t prefix): GETSEC[CAPABILITIES] (EAX = EBX = 0)
+ * behind the prefix byte 0xf0 (LOCK), 0xf2 (REPNE), 0xf3 (REP) or 0x66 (operand size); 0 if
+ * it completed, or the fault; another prefix value runs it without one */
+    .globl probe_getsec_prefixed
+probe_getsec_prefixed:
+    push %ebx
+    mov 8(%esp), %ecx
+    xor %eax, %eax
+    xor %ebx, %ebx
+    movl $1f, fault_resume
+    cmp $0xf0, %ecx
+    je 2f
+    cmp $0xf2, %ecx
+    je 3f
+    cmp $0xf3, %ecx
+    je 4f
+    cmp $0x66, %ecx
+    je 5f
+    .byte 0x0f, 0x37
+    jmp 6f
+2:
+    .globl probe_getsec_lock_insn
+probe_getsec_lock_insn:
+    .byte 0xf0, 0x0f, 0x37
+    jmp 6f
+3:
+    .globl probe_getsec_repne_insn
+probe_getsec_repne_insn:
+    .byte 0xf2, 0x0f, 0x37
+    jmp 6f
+4:
+    .globl probe_getsec_rep_insn
+probe_getsec_rep_insn:
+    .byte 0xf3, 0x0f, 0x37
+    jmp 6f
+5:
+    .globl probe_getsec_opsize_insn
+probe_getsec_opsize_insn:
+    .byte 0x66, 0x0f, 0x37
+6:  xor %eax, %eax
+1:  movl $0, fault_resume
+    pop %ebx
+    ret
+
     .section .rodata
     .balign 8
 /* flat ring-0 code at 0x08 and data at 0x10 */

@@ -13,17 +13,23 @@
  *   case=cpuid   CPUID.1:ECX's SSE3, MONITOR and SMX; MOV to CR4 with SMXE and CR4 read back;
  *                RDMSR IA32_FEATURE_CONTROL (0x3a); WRMSR of it with the value read (locked:
  *                #GP(0)); RDMSR IA32_PLATFORM_ID (0x17)
- *
- * GETSEC leaves get their own cases (probe_getsec, getsec.S).
+ *   case=caps    GETSEC[CAPABILITIES] with EBX = 0 and 1 (CR4.SMXE set)
+ *   case=params  GETSEC[PARAMETERS] for EBX = 0 to 5: EAX, EBX, ECX
+ *   case=leaves  every other leaf (ENTERACCS, EXITAC, SENTER, SEXIT, SMCTRL, WAKEUP) with
+ *                EBX = 0: the fault each gives before a launch
+ *   case=nosmxe  every leaf 0-8 with CR4.SMXE clear
+ *   case=leaf9   GETSEC with EAX = 1, 9 and 0x80000000 (no such leaf)
+ *   case=prefix  GETSEC[CAPABILITIES] behind LOCK, REPNE, REP and the operand-size prefix
+ * The TXT chipset's cases are in getsec_chipset.c.
  */
 #include "abi/multiboot1.h"
+#include "com1.h"
 
 #include <stddef.h>
 #include <stdint.h>
 
 void getsec_main(uint32_t magic, uint32_t info) __attribute__((noreturn));
 
-#define COM1 0x3f8
 #define GETSEC_FAULT 0x80000000u
 
 #define MSR_IA32_PLATFORM_ID 0x17u
@@ -38,50 +44,12 @@ uint32_t probe_rdmsr(uint32_t msr, uint64_t *val);
 uint32_t probe_wrmsr(uint32_t msr, uint64_t val);
 uint32_t probe_write_cr4(uint32_t val);
 uint32_t probe_getsec(struct regs *r);
+uint32_t probe_getsec_prefixed(uint32_t prefix);
 extern const uint32_t idt_stub_table[32];
 
 /* set by a probe around its instruction: where the trap handler resumes it */
 volatile uint32_t fault_resume;
 static uint32_t fault_eip;
-
-static inline void outb(uint16_t p, uint8_t v) { __asm__ volatile("outb %0, %1" :: "a"(v), "Nd"(p)); }
-static inline void outw(uint16_t p, uint16_t v) { __asm__ volatile("outw %0, %1" :: "a"(v), "Nd"(p)); }
-static inline uint8_t inb(uint16_t p) { uint8_t v; __asm__ volatile("inb %1, %0" : "=a"(v) : "Nd"(p)); return v; }
-
-static void put_char(char c)
-{
-    while (!(inb(COM1 + 5) & 0x20))
-        ;
-    outb(COM1, (uint8_t)c);
-}
-
-static void put_str(const char *s)
-{
-    while (*s)
-        put_char(*s++);
-}
-
-static void put_hex(uint64_t v)
-{
-    put_str("0x");
-    int shift = 60;
-    while (shift > 0 && !((v >> shift) & 0xf))
-        shift -= 4;
-    for (; shift >= 0; shift -= 4)
-        put_char("0123456789abcdef"[(v >> shift) & 0xf]);
-}
-
-static void put_dec(uint32_t v)
-{
-    char buf[11];
-    int i = 10;
-    buf[i] = 0;
-    do {
-        buf[--i] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    put_str(buf + i);
-}
 
 static const char *case_name = "?";
 
@@ -276,6 +244,98 @@ static void case_cpuid(void)
     show_rdmsr(MSR_IA32_PLATFORM_ID, &pid);
 }
 
+/* ---- GETSEC ---- */
+static void set_smxe(int on)
+{
+    uint32_t cr4 = read_cr4();
+    if (report(on ? "MOV CR4 |= SMXE" : "MOV CR4 &= ~SMXE",
+               probe_write_cr4(on ? cr4 | CR4_SMXE : cr4 & ~CR4_SMXE)))
+        put_bit("CR4.SMXE", read_cr4(), 14);
+}
+
+/* "GETSEC[<name>] EBX=<ebx>: EAX=... EBX=... ECX=..." or its fault */
+static void show_getsec(const char *name, uint32_t leaf, uint32_t ebx)
+{
+    struct regs r = { .eax = leaf, .ebx = ebx };
+    uint32_t rc = probe_getsec(&r);
+    line("GETSEC[");
+    put_str(name);
+    put_str("] EBX=");
+    put_hex(ebx);
+    put_str(": ");
+    if (rc & GETSEC_FAULT) {
+        uint32_t vector = (rc >> 16) & 0xff;
+        put_fault(vector, rc & 0xffff, vector_has_code(vector));
+        put_str(" at ");
+        put_hex(fault_eip);
+    } else {
+        put_str("EAX=");
+        put_hex(r.eax);
+        put_str(" EBX=");
+        put_hex(r.ebx);
+        put_str(" ECX=");
+        put_hex(r.ecx);
+    }
+    put_str("\n");
+}
+
+static const char *const leaf_names[9] = {
+    "CAPABILITIES", "1", "ENTERACCS", "EXITAC", "SENTER", "SEXIT", "PARAMETERS", "SMCTRL",
+    "WAKEUP",
+};
+
+static void case_caps(void)
+{
+    set_smxe(1);
+    show_getsec("CAPABILITIES", 0, 0);
+    show_getsec("CAPABILITIES", 0, 1);
+}
+
+static void case_params(void)
+{
+    set_smxe(1);
+    for (uint32_t i = 0; i <= 5; i++)
+        show_getsec("PARAMETERS", 6, i);
+}
+
+static void case_leaves(void)
+{
+    set_smxe(1);
+    static const uint32_t leaves[] = { 2, 3, 4, 5, 7, 8 };
+    for (unsigned i = 0; i < sizeof(leaves) / sizeof(leaves[0]); i++)
+        show_getsec(leaf_names[leaves[i]], leaves[i], 0);
+}
+
+static void case_nosmxe(void)
+{
+    set_smxe(0);
+    for (uint32_t leaf = 0; leaf <= 8; leaf++)
+        show_getsec(leaf_names[leaf], leaf, 0);
+}
+
+static void case_leaf9(void)
+{
+    set_smxe(1);
+    show_getsec("1", 1, 0);
+    show_getsec("9", 9, 0);
+    show_getsec("0x80000000", 0x80000000u, 0);
+}
+
+static void case_prefix(void)
+{
+    static const struct {
+        uint32_t byte;
+        const char *what;
+    } prefixes[] = {
+        { 0, "GETSEC[CAPABILITIES] without a prefix" },
+        { 0xf0, "LOCK GETSEC" }, { 0xf2, "REPNE GETSEC" }, { 0xf3, "REP GETSEC" },
+        { 0x66, "66 GETSEC" },
+    };
+    set_smxe(1);
+    for (unsigned i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+        report(prefixes[i].what, probe_getsec_prefixed(prefixes[i].byte));
+}
+
 /* getsec_chipset.c: the TXT chipset's cases */
 void chipset_txtregs(void);
 void chipset_biosdata(void);
@@ -287,6 +347,12 @@ static const struct {
     void (*run)(void);
 } cases[] = {
     { "cpuid", case_cpuid },
+    { "caps", case_caps },
+    { "params", case_params },
+    { "leaves", case_leaves },
+    { "nosmxe", case_nosmxe },
+    { "leaf9", case_leaf9 },
+    { "prefix", case_prefix },
     { "txtregs", chipset_txtregs },
     { "biosdata", chipset_biosdata },
     { "biosdata-reset", chipset_biosdata_reset },
@@ -350,6 +416,6 @@ void getsec_main(uint32_t magic, uint32_t info)
     put_str("GETSEC: FAILED: unknown case=");
     for (size_t i = 0; i < n; i++)
         put_char(want[i]);
-    put_str(" (cases: cpuid)\n");
+    put_str(" (the cases are listed at the top of host/tests/guest/getsec.c)\n");
     power_off();
 }

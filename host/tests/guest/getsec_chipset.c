@@ -15,6 +15,7 @@
  *                       whether the marker survived (needs QEMU without -no-reboot)
  *   case=e820           the multiboot memory map (QEMU's -kernel loader: the BIOS's e820)
  */
+#include "com1.h"
 #include "abi/multiboot1.h"
 #include "abi/txt.h"
 
@@ -26,49 +27,10 @@ void chipset_biosdata(void);
 void chipset_biosdata_reset(void);
 void chipset_e820(void);
 
-#define COM1 0x3f8
 #define HEAP_MARKER 0x1000u                 /* a heap offset past BiosData */
 #define MARKER 0x52545856u                  /* "VXTR" */
 
 static const char *name = "?";
-
-static inline void outb(uint16_t p, uint8_t v) { __asm__ volatile("outb %0, %1" :: "a"(v), "Nd"(p)); }
-static inline uint8_t inb(uint16_t p) { uint8_t v; __asm__ volatile("inb %1, %0" : "=a"(v) : "Nd"(p)); return v; }
-
-static void put_char(char c)
-{
-    while (!(inb(COM1 + 5) & 0x20))
-        ;
-    outb(COM1, (uint8_t)c);
-}
-
-static void put_str(const char *s)
-{
-    while (*s)
-        put_char(*s++);
-}
-
-static void put_hex(uint64_t v)
-{
-    put_str("0x");
-    int shift = 60;
-    while (shift > 0 && !((v >> shift) & 0xf))
-        shift -= 4;
-    for (; shift >= 0; shift -= 4)
-        put_char("0123456789abcdef"[(v >> shift) & 0xf]);
-}
-
-static void put_dec(uint32_t v)
-{
-    char buf[11];
-    int i = 10;
-    buf[i] = 0;
-    do {
-        buf[--i] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    put_str(buf + i);
-}
 
 static void start(const char *what)
 {
