@@ -131,13 +131,14 @@ def test_malformed_shared_page_is_rejected(kernel, name):
             check_oops_at_poweroff(run, f"BUG: unable to handle page fault for address: "
                                         f"{lay['entry']:016x}", lay["entry"])
         elif name == "region-ram":
-            # the kernel reused vtboot's memory as RAM; the call runs whatever is there now
-            # (typically "invalid opcode" inside the region)
-            lines = kernel_lines(run)
-            assert any(re.match(r"^RIP: 0010:0x[0-9a-f]+$", l) for l in lines), run.serial[-3000:]
-            assert "Kernel panic - not syncing: Fatal exception" in lines
-            assert run.rc == vtb.CRASHED, run.stderr
-            assert not run.has_vtboot_line(r"^shutdown_entry")
+            # vtboot's region is RAM in the e820 map and the stock kernel takes the page anyway
+            # (the found line above; the patched kernel refuses it). At power off it calls
+            # whatever the region and tboot's page tables hold by then, and that depends on
+            # which pages the kernel reused: seen in cold runs, an oops inside the region, a
+            # triple fault (QEMU resets), and vtboot's own power off. So only the acceptance and
+            # the guest's run to its end are asserted here.
+            assert "VTBOOT-GUEST: end" in run.serial, run.serial[-3000:]
+            assert run.rc in (vtb.CRASHED, vtb.RESET, vtb.POWERED_OFF), run.stderr
 
 
 @BOTH
