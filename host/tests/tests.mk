@@ -48,7 +48,8 @@ BUILD += $(HOST_BADLOAD)
 # getsec: probes the emulated TXT CPU (SMX, CR4.SMXE, the TXT MSRs, GETSEC) on the patched
 # QEMU (qemu/, tests/qemu/test_txt_cpu.py)
 HOST_GETSEC := $(OUT)/host/tests/getsec.elf
-$(OUT)/host/tests/getsec.o: host/tests/guest/getsec.c host/tests/guest/com1.h include/abi/multiboot1.h
+$(OUT)/host/tests/getsec.o: host/tests/guest/getsec.c host/tests/guest/getsec.h host/tests/guest/com1.h \
+                            include/abi/multiboot1.h
 	@mkdir -p $(@D)
 	$(HOST_TESTK_CC) -c -o $@ $<
 
@@ -56,7 +57,8 @@ $(OUT)/host/tests/getsec-entry.o: host/tests/guest/getsec.S include/abi/multiboo
 	@mkdir -p $(@D)
 	$(HOST_TESTK_CC) -D__ASSEMBLY__ -c -o $@ $<
 
-$(OUT)/host/tests/getsec-chipset.o: host/tests/guest/getsec_chipset.c host/tests/guest/com1.h \
+$(OUT)/host/tests/getsec-chipset.o: host/tests/guest/getsec_chipset.c host/tests/guest/getsec.h \
+                                    host/tests/guest/com1.h \
                                     include/abi/multiboot1.h include/abi/txt.h
 	@mkdir -p $(@D)
 	$(HOST_TESTK_CC) -c -o $@ $<

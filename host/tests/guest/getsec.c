@@ -24,6 +24,7 @@
  */
 #include "abi/multiboot1.h"
 #include "com1.h"
+#include "getsec.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -52,9 +53,9 @@ volatile uint32_t fault_resume;
 static uint32_t fault_eip;
 
 static const char *case_name = "?";
+const struct mb1_info *getsec_mbi;
 
-/* "GETSEC: <case>: " */
-static void line(const char *what)
+void line(const char *what)
 {
     put_str("GETSEC: ");
     put_str(case_name);
@@ -336,12 +337,6 @@ static void case_prefix(void)
         report(prefixes[i].what, probe_getsec_prefixed(prefixes[i].byte));
 }
 
-/* getsec_chipset.c: the TXT chipset's cases */
-void chipset_txtregs(void);
-void chipset_biosdata(void);
-void chipset_biosdata_reset(void);
-void chipset_e820(void);
-
 static const struct {
     const char *name;
     void (*run)(void);
@@ -393,6 +388,7 @@ static const char *arg(const char *cmdline, const char *key, size_t *len)
 void getsec_main(uint32_t magic, uint32_t info)
 {
     const struct mb1_info *mbi = (const struct mb1_info *)info;
+    getsec_mbi = mbi;
     idt_init();
     if (magic != MB1_BOOTLOADER_MAGIC || !(mbi->flags & MB1_INFO_CMDLINE)) {
         put_str("GETSEC: FAILED: not started by a multiboot1 loader with a command line\n");

@@ -16,34 +16,20 @@
  *   case=e820           the multiboot memory map (QEMU's -kernel loader: the BIOS's e820)
  */
 #include "com1.h"
+#include "getsec.h"
 #include "abi/multiboot1.h"
 #include "abi/txt.h"
 
 #include <stddef.h>
 #include <stdint.h>
 
-void chipset_txtregs(void);
-void chipset_biosdata(void);
-void chipset_biosdata_reset(void);
-void chipset_e820(void);
-
 #define HEAP_MARKER 0x1000u                 /* a heap offset past BiosData */
 #define MARKER 0x52545856u                  /* "VXTR" */
-
-static const char *name = "?";
-
-static void start(const char *what)
-{
-    put_str("GETSEC: ");
-    put_str(name);
-    put_str(": ");
-    put_str(what);
-}
 
 /* "GETSEC: <case>: <what> = 0x..." */
 static void show(const char *what, uint64_t v)
 {
-    start(what);
+    line(what);
     put_str(" = ");
     put_hex(v);
     put_str("\n");
@@ -51,7 +37,7 @@ static void show(const char *what, uint64_t v)
 
 static void show_dec(const char *what, uint32_t v)
 {
-    start(what);
+    line(what);
     put_str(" = ");
     put_dec(v);
     put_str("\n");
@@ -99,7 +85,7 @@ static const struct {
 
 static void show_space(const char *space, const char *what, uint32_t off, uint64_t v)
 {
-    start(space);
+    line(space);
     put_str(" ");
     put_str(what);
     put_str(" (");
@@ -113,7 +99,6 @@ void chipset_txtregs(void)
 {
     const uint32_t pub = TXT_PUB_CONFIG_REGS_BASE, priv = TXT_PRIV_CONFIG_REGS_BASE;
     uint64_t before[NREGS];
-    name = "txtregs";
 
     for (unsigned i = 0; i < NREGS; i++) {
         before[i] = rd64(pub + regs[i].off);
@@ -164,7 +149,7 @@ static void show_bios_data(void)
     const uint8_t *h = (const uint8_t *)(uint32_t)heap;
     show("HEAP.BASE", heap);
     if (heap == 0 || heap >= 0x100000000ull) {
-        start("no heap\n");
+        line("no heap\n");
         return;
     }
     uint64_t size = ld64(h);
@@ -183,7 +168,7 @@ static void show_bios_data(void)
     for (unsigned n = 0; n < 16 && off + 8 <= size; n++) {
         const uint8_t *e = h + off;
         uint32_t type = ld32(e), esize = ld32(e + 4);
-        start("element type ");
+        line("element type ");
         put_dec(type);
         put_str(" size ");
         put_dec(esize);
@@ -205,61 +190,43 @@ static void show_bios_data(void)
 
 void chipset_biosdata(void)
 {
-    name = "biosdata";
     show_bios_data();
 }
 
 void chipset_biosdata_reset(void)
 {
-    name = "biosdata-reset";
     uint64_t heap = rd64(TXT_PUB_CONFIG_REGS_BASE + TXTCR_HEAP_BASE);
     volatile uint32_t *marker = (volatile uint32_t *)(uint32_t)(heap + HEAP_MARKER);
     uint8_t *h = (uint8_t *)(uint32_t)heap;
     if (*marker != MARKER) {
-        start("boot 1\n");
+        line("boot 1\n");
         show_bios_data();
         *marker = MARKER;
         for (unsigned i = 0; i < 66; i++)
             h[i] = 0xee;
-        start("BiosData overwritten, resetting\n");
+        line("BiosData overwritten, resetting\n");
         outb(0xcf9, 0x02);
         outb(0xcf9, 0x06);                  /* hard reset (not FULL_RST) */
         for (;;)
             __asm__ volatile("cli; hlt");
     }
-    start("boot 2\n");
+    line("boot 2\n");
     show("marker", *marker);
     *marker = 0;
     show_bios_data();
 }
 
-/* getsec_main(magic, info) is called with them on the stack: find the pair above us */
-static const struct mb1_info *find_mbi(void)
-{
-    uint32_t esp;
-    __asm__ volatile("mov %%esp, %0" : "=r"(esp));
-    for (const uint32_t *p = (const uint32_t *)esp; p < (const uint32_t *)(esp + 16384); p++) {
-        if (p[0] != MB1_BOOTLOADER_MAGIC || p[1] == 0 || p[1] >= 0x8000000u)
-            continue;
-        const struct mb1_info *m = (const struct mb1_info *)p[1];
-        if ((m->flags & MB1_INFO_CMDLINE) && (m->flags & MB1_INFO_MEM_MAP))
-            return m;
-    }
-    return NULL;
-}
-
 void chipset_e820(void)
 {
-    name = "e820";
-    const struct mb1_info *m = find_mbi();
-    if (!m) {
-        start("no multiboot memory map\n");
+    const struct mb1_info *m = getsec_mbi;
+    if (!(m->flags & MB1_INFO_MEM_MAP)) {
+        line("no multiboot memory map\n");
         return;
     }
     uint32_t a = m->mmap_addr, end = m->mmap_addr + m->mmap_length;
     while (a < end) {
         const struct mb1_mmap_entry *e = (const struct mb1_mmap_entry *)a;
-        start("");
+        line("");
         put_hex(e->addr);
         put_str(" + ");
         put_hex(e->len);
