@@ -280,7 +280,6 @@ int opts_parse(struct opts *o, int argc, char **argv)
             o->qemu_bin = optarg;
             break;
         case O_SMP:
-            o->smp_set = true;
             if (parse_int("--smp", optarg, 1, 64, &o->smp) != 0)
                 return -1;
             break;
@@ -294,7 +293,6 @@ int opts_parse(struct opts *o, int argc, char **argv)
                 return -1;
             }
             o->machine = optarg;
-            o->machine_set = true;
             break;
         case O_TPM_STATE: o->tpm_state = optarg; break;
         case O_NO_TPM: o->no_tpm = true; break;
@@ -407,12 +405,6 @@ int opts_parse(struct opts *o, int argc, char **argv)
             o->tboot_cmdline = "logging=serial,memory loglvl=all ap_wake_mwait=true";
         o->vtboot = o->tboot;
         o->vtboot_cmdline = o->tboot_cmdline;
-        if (!o->qemu_bin) {
-            const char *env = getenv("VTBOOT_QEMU_TXT");
-
-            if (env && *env)
-                o->qemu_bin = env;
-        }
     }
     if (o->no_tpm && (o->tpm_state || o->policy || o->pcr_banks_set || o->provision_only)) {
         log_err("--no-tpm excludes --tpm-state, --policy, --pcr-banks and --provision-only");
@@ -470,8 +462,11 @@ int opts_parse(struct opts *o, int argc, char **argv)
     dir = self_dir();
     o->outdir = dir ? xasprintf("%s/..", dir) : xstrdup("out");
     free(dir);
-    if (o->txt && !o->qemu_bin)
-        o->qemu_bin = xasprintf("%s/bin/qemu-system-x86_64-txt", o->outdir);
+    if (o->txt && !o->qemu_bin) {
+        const char *env = getenv("VTBOOT_QEMU_TXT");
+
+        o->qemu_bin = env && *env ? env : xasprintf("%s/bin/qemu-system-x86_64-txt", o->outdir);
+    }
     if (!o->kernel)
         o->kernel = xasprintf("%s/bzImage", o->outdir);
     if (!o->initrd)     /* --attest: the initramfs with vtboot-attest (guest/guest.mk) */

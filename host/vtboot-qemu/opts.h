@@ -42,7 +42,6 @@ struct opts {
     bool txt;
     const char *tboot, *tboot_cmdline;  /* --tboot, --tboot-cmdline (vtboot and its cmdline) */
     const char *qemu_bin;       /* --qemu, $VTBOOT_QEMU_TXT or out/bin/qemu-system-x86_64-txt */
-    bool machine_set, smp_set;
     double timeout_s;           /* 0: none */
     const char *serial_log;
     const char *qmp_path;       /* --qmp: an extra QMP socket for the caller */
