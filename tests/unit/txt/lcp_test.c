@@ -117,6 +117,20 @@ static void policy(const char *type, const char *minver, const char *list1, cons
     run(argv);
 }
 
+/* <tag>.lst: a list (version 2.0) of one MLE2 element (<tag>.elt, hash algorithm `alg`,
+ * minimum SINIT version `minver` or none) naming the n-byte digest d (<tag>.hash) */
+static void element_list(const char *tag, const uint8_t *d, unsigned n, const char *alg,
+                         const char *minver)
+{
+    char hash[64], elt[64], lst[64];
+    snprintf(hash, sizeof(hash), "%s.hash", tag);
+    snprintf(elt, sizeof(elt), "%s.elt", tag);
+    snprintf(lst, sizeof(lst), "%s.lst", tag);
+    hash_file(hash, d, n);
+    mle_elt(elt, alg, hash, minver);
+    list(lst, "0x200", elt, NULL);
+}
+
 static uint8_t *slurp(const char *name, size_t *len)
 {
     uint8_t *b = file_read(in_dir(name), len);
@@ -150,9 +164,7 @@ static void policy_fields(void **state)
 {
     (void)state;
     need_tools();
-    hash_file("a.hash", mle_a, 32);
-    mle_elt("a.elt", "sha256", "a.hash", NULL);
-    list("a.lst", "0x200", "a.elt", NULL);
+    element_list("a", mle_a, 32, "sha256", NULL);
     policy("list", "3", "a.lst", NULL);
 
     size_t len;
@@ -174,18 +186,14 @@ static void mle_allowed_or_not(void **state)
 {
     (void)state;
     need_tools();
-    hash_file("a.hash", mle_a, 32);
-    mle_elt("a.elt", "sha256", "a.hash", NULL);
-    list("a.lst", "0x200", "a.elt", NULL);
+    element_list("a", mle_a, 32, "sha256", NULL);
     policy("list", NULL, "a.lst", NULL);
     assert_int_equal(verdict(mle_a, 1), LCP_OK);
     assert_int_equal(verdict(mle_b, 1), LCP_MLE_NOT_ALLOWED);
     assert_string_equal(err, "no MLE element of the policy names this MLE");
 
     /* two lists: the data hash covers both, the second list allows B */
-    hash_file("b.hash", mle_b, 32);
-    mle_elt("b.elt", "sha256", "b.hash", NULL);
-    list("b.lst", "0x200", "b.elt", NULL);
+    element_list("b", mle_b, 32, "sha256", NULL);
     policy("list", NULL, "a.lst", "b.lst");
     assert_int_equal(verdict(mle_b, 1), LCP_OK);
     assert_int_equal(verdict(mle_a, 1), LCP_OK);
@@ -196,7 +204,6 @@ static void mle_allowed_or_not(void **state)
     assert_int_equal(verdict(mle_a, 1), LCP_MLE_NOT_ALLOWED);
 
     /* one element holding two hashes */
-    hash_file("ab.hash", mle_a, 32);
     {
         size_t n;
         uint8_t *a = slurp("a.hash", &n), *b = slurp("b.hash", &n);
@@ -230,18 +237,14 @@ static void element_min_version_and_algorithm(void **state)
 {
     (void)state;
     need_tools();
-    hash_file("a.hash", mle_a, 32);
-    mle_elt("a5.elt", "sha256", "a.hash", "5");
-    list("a5.lst", "0x200", "a5.elt", NULL);
+    element_list("a5", mle_a, 32, "sha256", "5");
     policy("list", NULL, "a5.lst", NULL);
     assert_int_equal(verdict(mle_a, 5), LCP_OK);
     assert_int_equal(verdict(mle_a, 4), LCP_SINIT_TOO_OLD);
     assert_string_equal(err, "an MLE element asks for SINIT version 5, ours is 4");
 
     /* a SHA-1 element: the SHA-1 digest decides; without one, the launch cannot be judged */
-    hash_file("a1.hash", mle_a1, 20);
-    mle_elt("a1.elt", "sha1", "a1.hash", NULL);
-    list("a1.lst", "0x200", "a1.elt", NULL);
+    element_list("a1", mle_a1, 20, "sha1", NULL);
     policy("list", NULL, "a1.lst", NULL);
     assert_int_equal(verdict(mle_a, 1), LCP_NO_DIGEST);
     assert_string_equal(err, "an MLE element in hash algorithm 0x0004, which the launch did not "
@@ -259,9 +262,7 @@ static void element_min_version_and_algorithm(void **state)
 static uint8_t *good(size_t *dlen, struct lcp_policy *p)
 {
     size_t plen;
-    hash_file("a.hash", mle_a, 32);
-    mle_elt("a.elt", "sha256", "a.hash", NULL);
-    list("a.lst", "0x200", "a.elt", NULL);
+    element_list("a", mle_a, 32, "sha256", NULL);
     policy("list", NULL, "a.lst", NULL);
     uint8_t *pol = slurp("pol.pol", &plen);
     assert_int_equal(lcp_policy_parse(pol, plen, p, err, sizeof(err)), LCP_OK);
