@@ -19,6 +19,7 @@ all: deps
 
 include src/vtboot.mk
 include host/host.mk
+include sinit/sinit.mk
 include kernel/kernel.mk
 include guest/guest.mk
 include xen/xen.mk

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * echo: the test ACM of the emulated GETSEC[ENTERACCS]/[EXITAC] (docs/txt-platform.md "0005",
+ * tests/qemu/test_txt_acmode.py). It does no SINIT work: it saves the register state it was
+ * entered with into the caller's buffer (ESI; layout in echo.h), reads the TXT status through
+ * both configuration spaces, the TPM's locality 3 ACCESS byte and its own first dword, closes
+ * the private space it was given, gives the caller its GDT back and leaves with EXITAC to the
+ * return address ENTERACCS passed in EBX.
+ *
+ * It runs wherever the caller copied it (a 4 KiB-aligned ACBASE) and touches no address of its
+ * own, so it needs no relocation: everything is ESI-, EBP- or ESP-relative or a fixed MMIO
+ * address. The stack is the caller's (ESP passes through ENTERACCS): the few bytes the ACM
+ * pushes are popped again before EXITAC, so the caller's ESP is what it was.
+ *
+ * EDI != 0: spin EDI iterations before reading the image, long enough for a device to DMA
+ * over the RAM copy of the module (which the ACM must not see: it runs from ACRAM).
+ */
+#include "echo.h"
+
+#define R(i) ((i) * 4)(%esi)
+
+#define TXT_PRIV_STS 0xfed20000
+#define TXT_PRIV_CMD_CLOSE_PRIVATE 0xfed20048
+#define TXT_PUB_STS 0xfed30000
+#define TIS_LOC3_ACCESS 0xfed43000
+#define GETSEC_EXITAC 3
+
+    .text
+    .globl echo_entry
+echo_entry:
+    /* EAX and EFLAGS first: nothing below may change them before they are saved */
+    mov %eax, R(ECHO_R_EAX)
+    pushfl
+    popl R(ECHO_R_EFLAGS)
+    mov %ebx, R(ECHO_R_EBX)
+    mov %ecx, R(ECHO_R_ECX)
+    mov %edx, R(ECHO_R_EDX)
+    mov %esi, R(ECHO_R_ESI)
+    mov %edi, R(ECHO_R_EDI)
+    mov %ebp, R(ECHO_R_EBP)
+    mov %esp, R(ECHO_R_ESP)
+    call 1f                              /* pushes the address of 1: */
+1:  pop %eax
+    sub $(1b - echo_entry), %eax
+    mov %eax, R(ECHO_R_EIP)
+    mov %cr0, %eax
+    mov %eax, R(ECHO_R_CR0)
+    mov %cr4, %eax
+    mov %eax, R(ECHO_R_CR4)
+    mov %dr7, %eax
+    mov %eax, R(ECHO_R_DR7)
+    xor %eax, %eax                       /* a selector fills only the low word */
+    mov %cs, %ax
+    mov %eax, R(ECHO_R_CS)
+    mov %ds, %ax
+    mov %eax, R(ECHO_R_DS)
+    mov %es, %ax
+    mov %eax, R(ECHO_R_ES)
+    mov %ss, %ax
+    mov %eax, R(ECHO_R_SS)
+    sub $8, %esp
+    sgdt (%esp)
+    movzwl (%esp), %eax
+    mov %eax, R(ECHO_R_GDTR_LIMIT)
+    mov 2(%esp), %eax
+    mov %eax, R(ECHO_R_GDTR_BASE)
+
+    /* the chipset as AC mode sees it */
+    mov TXT_PRIV_STS, %eax
+    mov %eax, R(ECHO_R_PRIV_STS)
+    mov TXT_PUB_STS, %eax
+    mov %eax, R(ECHO_R_PUB_STS)
+    movzbl TIS_LOC3_ACCESS, %eax
+    mov %eax, R(ECHO_R_TIS_LOC3_ACCESS)
+
+    test %edi, %edi
+    jz 3f
+2:  pause
+    dec %edi
+    jnz 2b
+3:  mov (%ebp), %eax                     /* through DS, at ACBASE: which copy is running */
+    mov %eax, R(ECHO_R_IMAGE)
+    movl $ECHO_MAGIC, R(ECHO_R_MAGIC)
+
+    /* ENTERACCS opened the private space and EXITAC leaves it as it is (SDM): an ACM that
+     * launches nothing closes it, so the caller sees it closed again */
+    movl $1, TXT_PRIV_CMD_CLOSE_PRIVATE
+
+    /* the caller's GDTR, from ECX[31:16] (limit) and EDX (base) as ENTERACCS passed them */
+    mov %edx, 2(%esp)
+    shr $16, %ecx
+    mov %cx, (%esp)
+    lgdt (%esp)
+    add $8, %esp
+    mov $GETSEC_EXITAC, %eax             /* EBX: the return address ENTERACCS passed */
+    xor %edx, %edx
+    .byte 0x0f, 0x37                     /* getsec */
+4:  hlt                                  /* EXITAC does not come back */
+    jmp 4b
+    .section .note.GNU-stack, "", @progbits

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The echo test ACM's results (sinit/test/echo.S): the dwords it writes to the buffer whose
+ * address the caller of GETSEC[ENTERACCS] passes in ESI. Shared with the guest that reads them
+ * (host/tests/guest/getsec_acmode.c). ECHO_EIP .. ECHO_GDTR_BASE are the state the ACM found
+ * at its entry (docs/txt-platform.md "0005"); the selectors are zero-extended.
+ */
+#ifndef SINIT_TEST_ECHO_H
+#define SINIT_TEST_ECHO_H
+
+#define ECHO_MAGIC 0x4f484345            /* "ECHO", written last */
+
+#define ECHO_R_MAGIC 0
+#define ECHO_R_EIP 1                     /* the entry point's address */
+#define ECHO_R_EAX 2
+#define ECHO_R_EBX 3
+#define ECHO_R_ECX 4
+#define ECHO_R_EDX 5
+#define ECHO_R_ESI 6
+#define ECHO_R_EDI 7
+#define ECHO_R_EBP 8
+#define ECHO_R_ESP 9
+#define ECHO_R_EFLAGS 10
+#define ECHO_R_CR0 11
+#define ECHO_R_CR4 12
+#define ECHO_R_DR7 13
+#define ECHO_R_CS 14
+#define ECHO_R_DS 15
+#define ECHO_R_ES 16
+#define ECHO_R_SS 17
+#define ECHO_R_GDTR_LIMIT 18
+#define ECHO_R_GDTR_BASE 19
+/* read inside AC mode, after the entry state was saved */
+#define ECHO_R_PRIV_STS 20               /* TXT private STS, 0xFED20000 */
+#define ECHO_R_PUB_STS 21                /* TXT public STS, 0xFED30000 */
+#define ECHO_R_TIS_LOC3_ACCESS 22        /* TPM TIS locality 3 ACCESS byte, 0xFED43000 */
+#define ECHO_R_IMAGE 23                  /* the module's first dword, read at EBP after the spin */
+#define ECHO_NR 24
+
+#endif
