@@ -42,12 +42,14 @@ def symbol(name):
 
 
 def run_getsec(qemu, case, cpu="max", machine="q35", mem=128, smp=1, extra=(), reboot=False,
-               timeout=90, expect_timeout=False):
+               timeout=90, expect_timeout=False, modules=()):
     """Boots getsec.elf with case=CASE on QEMU binary `qemu`; returns its lines for the case
     (without the "GETSEC: <case>: " prefix) and whether it timed out. A timeout that was not
     expected keeps the serial log (vtb.keep_evidence) and fails; so does a run that does not
     start the case or reports a fault outside a probe. With reboot, a guest reset reboots in
-    the same process (the case powers off at its end)."""
+    the same process (the case powers off at its end). modules: files QEMU's multiboot loader
+    passes as multiboot modules, in order (paths without commas: -initrd separates them with
+    commas)."""
     need(GETSEC, "make out/host/tests/getsec.elf")
     with tempfile.TemporaryDirectory() as tmp:
         log = os.path.join(tmp, "serial.log")
@@ -55,6 +57,9 @@ def run_getsec(qemu, case, cpu="max", machine="q35", mem=128, smp=1, extra=(), r
                "-smp", str(smp), "-display", "none", "-nodefaults", "-monitor", "none",
                "-serial", f"file:{log}", "-kernel", GETSEC, "-append", f"case={case}",
                *extra] + ([] if reboot else ["-no-reboot"])
+        if modules:
+            assert not any("," in m for m in modules), modules
+            cmd += ["-initrd", ",".join(modules)]
         timed_out = False
         try:
             p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,

@@ -20,7 +20,7 @@
  *   case=nosmxe  every leaf 0-8 with CR4.SMXE clear
  *   case=leaf9   GETSEC with EAX = 1, 9 and 0x80000000 (no such leaf)
  *   case=prefix  GETSEC[CAPABILITIES] behind LOCK, REPNE, REP and the operand-size prefix
- * The TXT chipset's cases are in getsec_chipset.c.
+ * The TXT chipset's cases are in getsec_chipset.c, authenticated-code mode's in getsec_acmode.c.
  */
 #include "abi/multiboot1.h"
 #include "com1.h"
@@ -153,7 +153,7 @@ static void idt_init(void)
 }
 
 /* "<what>: ok" or "<what>: #GP(0) at 0x...": the result line of a probe that stores nothing */
-static int report(const char *what, uint32_t r)
+int report(const char *what, uint32_t r)
 {
     line(what);
     if (!(r & GETSEC_FAULT)) {
@@ -352,6 +352,14 @@ static const struct {
     { "biosdata", chipset_biosdata },
     { "biosdata-reset", chipset_biosdata_reset },
     { "e820", chipset_e820 },
+    { "enteraccs", acmode_case_enteraccs },
+    { "cr0cd", acmode_case_cr0cd },
+    { "cpl3", acmode_case_cpl3 },
+    { "unaligned-base", acmode_case_unaligned_base },
+    { "size-not-64", acmode_case_size_not_64 },
+    { "size-too-big", acmode_case_size_too_big },
+    { "ap-running", acmode_case_ap_running },
+    { "bad-acm", acmode_case_bad_acm },
 };
 
 /* ---- the command line ---- */

@@ -14,10 +14,23 @@ extern const struct mb1_info *getsec_mbi;
 /* starts a report line: "GETSEC: <case>: <what>" (the running case's name) */
 void line(const char *what);
 
+/* a probe's result line: "<what>: ok" (returns 1) or "<what>: #GP(0) at 0x..." (returns 0) */
+int report(const char *what, uint32_t r);
+
 /* getsec_chipset.c: the TXT chipset's cases */
 void chipset_txtregs(void);
 void chipset_biosdata(void);
 void chipset_biosdata_reset(void);
 void chipset_e820(void);
+
+/* getsec_acmode.c: authenticated-code mode's cases */
+void acmode_case_enteraccs(void);
+void acmode_case_cr0cd(void);
+void acmode_case_cpl3(void);
+void acmode_case_unaligned_base(void);
+void acmode_case_size_not_64(void);
+void acmode_case_size_too_big(void);
+void acmode_case_ap_running(void);
+void acmode_case_bad_acm(void);
 
 #endif

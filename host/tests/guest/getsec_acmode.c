@@ -1,0 +1,374 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * getsec's cases of authenticated-code mode (qemu/patches 0005, docs/txt-platform.md "0005";
+ * tests/qemu/test_txt_acmode.py): GETSEC[ENTERACCS] with the ACM the loader passed as the
+ * first multiboot module (sinit/test/echo.bin, or a broken copy), copied to SINIT.BASE as tboot
+ * copies its SINIT. The echo ACM writes its entry state into a buffer (ESI; sinit/test/echo.h)
+ * and returns with GETSEC[EXITAC] to acmode_return. Lines are getsec's:
+ * "GETSEC: <case>: <what> = <value>".
+ *
+ *   case=enteraccs       SINIT.BASE, the guest's GDTR, CS, CR0 and ESP at its GETSEC; ENTERACCS
+ *                        and every value the ACM saved; then, outside AC mode again, the
+ *                        private and public STS and the TPM's locality 3 ACCESS byte; then a
+ *                        second ENTERACCS (EXITAC left AC mode)
+ *   case=cr0cd           ENTERACCS with CR0.CD set
+ *   case=cpl3            ENTERACCS at CPL 3 (an IRET to ring 3; a call gate back to ring 0)
+ *   case=unaligned-base  EBX = SINIT.BASE + 64 (the module copied there)
+ *   case=size-not-64     ECX = the module's size + 4
+ *   case=size-too-big    ECX = 256 KiB + 64
+ *   case=ap-running      (-smp 2) ENTERACCS with the AP in wait-for-SIPI after an INIT, then
+ *                        with the AP started by a SIPI into a counting loop
+ *   case=bad-acm         boot 1: ENTERACCS, which must end in a TXT reset; boot 2 (ESTS.TXT_RESET
+ *                        set): public ERRORCODE and ESTS (needs QEMU without -no-reboot)
+ * Every fault case prints the fault as getsec's report(): "ENTERACCS: #GP(0) at 0x...".
+ */
+#include "com1.h"
+#include "echo.h"
+#include "getsec.h"
+#include "abi/multiboot1.h"
+#include "abi/txt.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define CR0_NE (1u << 5)
+#define CR0_NW (1u << 29)
+#define CR0_CD (1u << 30)
+#define CR4_SMXE (1u << 14)
+
+#define ACM_MAX_SIZE 0x40000u               /* ENTERACCS's limit: 256 KiB */
+
+#define LAPIC_ICR_LO 0xfee00300u
+#define LAPIC_ICR_HI 0xfee00310u
+#define ICR_INIT 0x00004500u                /* INIT, level assert */
+#define ICR_SIPI 0x00004600u                /* start-up, vector in the low byte */
+#define ICR_BUSY (1u << 12)
+#define AP_APIC_ID 1u
+/* the AP's real-mode loop, at a page below 1 MiB nothing else uses after the BIOS */
+#define AP_CODE 0x7000u
+#define AP_COUNTER (AP_CODE + 0x10)
+
+/* uint32_t acmode_enteraccs(uint32_t base, uint32_t size, uint32_t *results, uint32_t spin):
+ * GETSEC[ENTERACCS] with EBX = base, ECX = size, ESI = results, EDI = spin; 0 when the ACM
+ * came back through EXITAC, or getsec.c's fault word. ENTERACCS loads EBP with ACBASE and the
+ * ACM's segments, and EXITAC returns with the ACM's CS (0x08, flat, as ours): acmode_return
+ * reloads the guest's segments, EBP comes back from the stack. */
+uint32_t acmode_enteraccs(uint32_t base, uint32_t size, volatile uint32_t *results, uint32_t spin);
+extern const char acmode_return[];
+uint32_t acmode_esp;                        /* ESP at the GETSEC, as the ACM must see it (asm writes it) */
+__asm__(
+    "    .text\n"
+    "    .globl acmode_enteraccs\n"
+    "acmode_enteraccs:\n"
+    "    push %ebp\n"
+    "    push %ebx\n"
+    "    push %esi\n"
+    "    push %edi\n"
+    "    mov 20(%esp), %ebx\n"
+    "    mov 24(%esp), %ecx\n"
+    "    mov 28(%esp), %esi\n"
+    "    mov 32(%esp), %edi\n"
+    "    mov $2, %eax\n"                     /* ENTERACCS */
+    "    movl $1f, fault_resume\n"
+    "    mov %esp, acmode_esp\n"
+    "    .globl acmode_getsec_insn\n"
+    "acmode_getsec_insn:\n"
+    "    .byte 0x0f, 0x37\n"                 /* getsec */
+    "    .globl acmode_return\n"
+    "acmode_return:\n"
+    "    ljmp $0x08, $2f\n"
+    "2:  mov $0x10, %eax\n"
+    "    mov %eax, %ds\n"
+    "    mov %eax, %es\n"
+    "    mov %eax, %fs\n"
+    "    mov %eax, %gs\n"
+    "    mov %eax, %ss\n"
+    "    xor %eax, %eax\n"
+    "1:  movl $0, fault_resume\n"
+    "    pop %edi\n"
+    "    pop %esi\n"
+    "    pop %ebx\n"
+    "    pop %ebp\n"
+    "    ret\n");
+
+static volatile uint32_t acm_results[ECHO_NR];
+
+static const char *const result_names[ECHO_NR] = {
+    [ECHO_R_MAGIC] = "magic", [ECHO_R_EIP] = "EIP", [ECHO_R_EAX] = "EAX",
+    [ECHO_R_EBX] = "EBX", [ECHO_R_ECX] = "ECX", [ECHO_R_EDX] = "EDX", [ECHO_R_ESI] = "ESI",
+    [ECHO_R_EDI] = "EDI", [ECHO_R_EBP] = "EBP", [ECHO_R_ESP] = "ESP",
+    [ECHO_R_EFLAGS] = "EFLAGS", [ECHO_R_CR0] = "CR0", [ECHO_R_CR4] = "CR4",
+    [ECHO_R_DR7] = "DR7", [ECHO_R_CS] = "CS", [ECHO_R_DS] = "DS", [ECHO_R_ES] = "ES",
+    [ECHO_R_SS] = "SS", [ECHO_R_GDTR_LIMIT] = "GDTR.limit", [ECHO_R_GDTR_BASE] = "GDTR.base",
+    [ECHO_R_PRIV_STS] = "private STS", [ECHO_R_PUB_STS] = "public STS",
+    [ECHO_R_TIS_LOC3_ACCESS] = "TIS locality 3 ACCESS", [ECHO_R_IMAGE] = "image dword",
+};
+
+static void show(const char *what, uint64_t v)
+{
+    line(what);
+    put_str(" = ");
+    put_hex(v);
+    put_str("\n");
+}
+
+static uint32_t rd32(uint32_t a)
+{
+    return *(volatile uint32_t *)a;
+}
+
+static uint32_t read_cr0(void)
+{
+    uint32_t v;
+    __asm__ volatile("mov %%cr0, %0" : "=r"(v));
+    return v;
+}
+
+static void write_cr0(uint32_t v)
+{
+    __asm__ volatile("mov %0, %%cr0" :: "r"(v));
+}
+
+static uint32_t sinit_base(void)
+{
+    return rd32(TXT_PUB_CONFIG_REGS_BASE + TXTCR_SINIT_BASE);
+}
+
+/* the module, copied to SINIT.BASE (+ offset) with CR4.SMXE set and CR0 as ENTERACCS wants
+ * it (NE set, caches on); its size, or 0 after a FAILED line */
+static uint32_t acm_setup(uint32_t offset)
+{
+    const struct mb1_info *mbi = getsec_mbi;
+    if (!(mbi->flags & MB1_INFO_MODS) || mbi->mods_count < 1) {
+        put_str("GETSEC: FAILED: no ACM: pass it as the first multiboot module\n");
+        return 0;
+    }
+    const struct mb1_module *m = (const struct mb1_module *)mbi->mods_addr;
+    uint32_t size = m->mod_end - m->mod_start;
+    uint32_t base = sinit_base() + offset;
+    const uint8_t *src = (const uint8_t *)m->mod_start;
+    uint8_t *dst = (uint8_t *)base;
+    for (uint32_t i = 0; i < size; i++)
+        dst[i] = src[i];
+
+    uint32_t cr4;
+    __asm__ volatile("mov %%cr4, %0" : "=r"(cr4));
+    __asm__ volatile("mov %0, %%cr4" :: "r"(cr4 | CR4_SMXE));
+    write_cr0((read_cr0() | CR0_NE) & ~(CR0_CD | CR0_NW));
+    return size;
+}
+
+static uint32_t enteraccs(uint32_t base, uint32_t size)
+{
+    for (unsigned i = 0; i < ECHO_NR; i++)
+        acm_results[i] = 0;
+    return acmode_enteraccs(base, size, acm_results, 0);
+}
+
+void acmode_case_enteraccs(void)
+{
+    uint32_t size = acm_setup(0);
+    if (!size)
+        return;
+    struct {
+        uint16_t limit;
+        uint32_t base;
+    } __attribute__((packed)) gdtr;
+    uint16_t cs;
+    __asm__ volatile("sgdt %0" : "=m"(gdtr));
+    __asm__ volatile("mov %%cs, %0" : "=r"(cs));
+    show("SINIT.BASE", sinit_base());
+    show("module size", size);
+    show("guest GDTR.limit", gdtr.limit);
+    show("guest GDTR.base", gdtr.base);
+    show("guest CS", cs);
+    show("guest CR0", read_cr0());
+    if (!report("ENTERACCS", enteraccs(sinit_base(), size)))
+        return;
+    show("guest ESP at GETSEC", acmode_esp);
+    for (unsigned i = 0; i < ECHO_NR; i++) {
+        line("ACM ");
+        put_str(result_names[i]);
+        put_str(" = ");
+        put_hex(acm_results[i]);
+        put_str("\n");
+    }
+    show("private STS outside AC mode", rd32(TXT_PRIV_CONFIG_REGS_BASE + TXTCR_STS));
+    show("public STS outside AC mode", rd32(TXT_PUB_CONFIG_REGS_BASE + TXTCR_STS));
+    show("TIS locality 3 ACCESS outside AC mode", *(volatile uint8_t *)0xfed43000u);
+    if (report("ENTERACCS again", enteraccs(sinit_base(), size)))
+        show("ACM magic", acm_results[ECHO_R_MAGIC]);
+}
+
+void acmode_case_cr0cd(void)
+{
+    uint32_t size = acm_setup(0);
+    if (!size)
+        return;
+    uint32_t cr0 = read_cr0();
+    write_cr0(cr0 | CR0_CD);
+    uint32_t r = enteraccs(sinit_base(), size);
+    write_cr0(cr0);
+    report("ENTERACCS", r);
+}
+
+/* case=cpl3: ring 3 needs user segments, a TSS for the stack ring 0 takes the #GP on, and a way
+ * back: getsec.c's handler resumes the probe in ring 3 (the IRET frame's CS), which returns to
+ * ring 0 through a call gate. This GDT keeps getsec.S's 0x08 and 0x10. */
+#define SEL_UCODE 0x1b                      /* 0x18, RPL 3 */
+#define SEL_UDATA 0x23                      /* 0x20, RPL 3 */
+#define SEL_TSS 0x28
+#define SEL_GATE 0x33                       /* 0x30, RPL 3 */
+#define STR_(x) #x
+#define STR(x) STR_(x)
+static uint64_t cpl3_gdt[7];
+static uint32_t cpl3_tss[26];               /* 104 bytes: ESP0 at 4, SS0 at 8 */
+static uint8_t cpl3_stack0[4096] __attribute__((aligned(16)));
+static uint8_t cpl3_stack3[4096] __attribute__((aligned(16)));
+uint32_t cpl3_saved_esp;
+/* uint32_t acmode_cpl3_enteraccs(uint32_t base, uint32_t size, uint32_t stack3): ENTERACCS
+ * at CPL 3 on stack3; 0 if it completed, else getsec.c's fault word */
+uint32_t acmode_cpl3_enteraccs(uint32_t base, uint32_t size, uint32_t stack3);
+extern const char acmode_cpl3_back[];
+__asm__(
+    "    .text\n"
+    "    .globl acmode_cpl3_enteraccs\n"
+    "acmode_cpl3_enteraccs:\n"
+    "    push %ebp\n"
+    "    push %ebx\n"
+    "    push %esi\n"
+    "    push %edi\n"
+    "    mov %esp, cpl3_saved_esp\n"
+    "    mov 20(%esp), %ebx\n"
+    "    mov 24(%esp), %ecx\n"
+    "    mov 28(%esp), %edx\n"
+    /* DS and ES usable in ring 3 and, still loaded, by the handler in ring 0 */
+    "    mov $" STR(SEL_UDATA) ", %eax\n"
+    "    mov %eax, %ds\n"
+    "    mov %eax, %es\n"
+    "    movl $1f, fault_resume\n"
+    "    push $" STR(SEL_UDATA) "\n"        /* SS */
+    "    push %edx\n"                       /* ESP */
+    "    pushf\n"
+    "    push $" STR(SEL_UCODE) "\n"        /* CS */
+    "    push $2f\n"                        /* EIP */
+    "    iret\n"
+    "2:  mov $2, %eax\n"                    /* ring 3: ENTERACCS */
+    "    .globl acmode_cpl3_getsec_insn\n"
+    "acmode_cpl3_getsec_insn:\n"
+    "    .byte 0x0f, 0x37\n"
+    "    xor %eax, %eax\n"
+    "1:  lcall $" STR(SEL_GATE) ", $0\n"    /* through the call gate; EAX kept */
+    "    .globl acmode_cpl3_back\n"
+    "acmode_cpl3_back:\n"                   /* ring 0 again, on the TSS's stack */
+    "    mov $0x10, %edx\n"
+    "    mov %edx, %ds\n"
+    "    mov %edx, %es\n"
+    "    mov cpl3_saved_esp, %esp\n"
+    "    pop %edi\n"
+    "    pop %esi\n"
+    "    pop %ebx\n"
+    "    pop %ebp\n"
+    "    ret\n");
+
+/* a segment descriptor: base, limit (20 bits), access byte, flags nibble */
+static uint64_t seg_desc(uint32_t base, uint32_t limit, uint8_t access, uint8_t flags)
+{
+    return (uint64_t)(limit & 0xffff) | (uint64_t)(base & 0xffffff) << 16 |
+           (uint64_t)access << 40 | (uint64_t)((limit >> 16) & 0xf) << 48 |
+           (uint64_t)(flags & 0xf) << 52 | (uint64_t)(base >> 24) << 56;
+}
+
+void acmode_case_cpl3(void)
+{
+    uint32_t size = acm_setup(0);
+    if (!size)
+        return;
+    uint32_t back = (uint32_t)acmode_cpl3_back;
+    cpl3_gdt[1] = seg_desc(0, 0xfffff, 0x9b, 0xc);           /* 0x08 ring 0 code */
+    cpl3_gdt[2] = seg_desc(0, 0xfffff, 0x93, 0xc);           /* 0x10 ring 0 data */
+    cpl3_gdt[3] = seg_desc(0, 0xfffff, 0xfb, 0xc);           /* 0x18 ring 3 code */
+    cpl3_gdt[4] = seg_desc(0, 0xfffff, 0xf3, 0xc);           /* 0x20 ring 3 data */
+    cpl3_gdt[5] = seg_desc((uint32_t)cpl3_tss, sizeof(cpl3_tss) - 1, 0x89, 0);
+    /* 32-bit call gate, DPL 3, to 0x08:acmode_cpl3_back */
+    cpl3_gdt[6] = (uint64_t)(back & 0xffff) | (uint64_t)0x08 << 16 | (uint64_t)0xec << 40 |
+                  (uint64_t)(back >> 16) << 48;
+    cpl3_tss[1] = (uint32_t)(cpl3_stack0 + sizeof(cpl3_stack0));
+    cpl3_tss[2] = 0x10;
+    struct {
+        uint16_t limit;
+        uint32_t base;
+    } __attribute__((packed)) gdtr = { sizeof(cpl3_gdt) - 1, (uint32_t)cpl3_gdt };
+    /* getsec.S's GDT is not put back: the case ends here, and nothing after needs it */
+    __asm__ volatile("lgdt %0; ltr %w1" :: "m"(gdtr), "r"(SEL_TSS));
+    report("ENTERACCS at CPL 3",
+           acmode_cpl3_enteraccs(sinit_base(), size,
+                                 (uint32_t)(cpl3_stack3 + sizeof(cpl3_stack3))));
+}
+
+void acmode_case_unaligned_base(void)
+{
+    uint32_t size = acm_setup(64);
+    if (size)
+        report("ENTERACCS", enteraccs(sinit_base() + 64, size));
+}
+
+void acmode_case_size_not_64(void)
+{
+    uint32_t size = acm_setup(0);
+    if (size)
+        report("ENTERACCS", enteraccs(sinit_base(), size + 4));
+}
+
+void acmode_case_size_too_big(void)
+{
+    if (acm_setup(0))
+        report("ENTERACCS", enteraccs(sinit_base(), ACM_MAX_SIZE + 64));
+}
+
+static void lapic_ipi(uint32_t icr)
+{
+    *(volatile uint32_t *)LAPIC_ICR_HI = AP_APIC_ID << 24;
+    *(volatile uint32_t *)LAPIC_ICR_LO = icr;
+    while (*(volatile uint32_t *)LAPIC_ICR_LO & ICR_BUSY)
+        ;
+}
+
+void acmode_case_ap_running(void)
+{
+    /* mov ax, cs; mov ds, ax; 1: inc dword [0x10]; jmp 1b */
+    static const uint8_t loop[] = { 0x8c, 0xc8, 0x8e, 0xd8, 0x66, 0xff, 0x06, 0x10, 0x00,
+                                    0xeb, 0xf9 };
+    uint32_t size = acm_setup(0);
+    if (!size)
+        return;
+    for (unsigned i = 0; i < sizeof(loop); i++)
+        ((volatile uint8_t *)AP_CODE)[i] = loop[i];
+    *(volatile uint32_t *)AP_COUNTER = 0;
+
+    lapic_ipi(ICR_INIT);                    /* whatever the BIOS left it doing: wait-for-SIPI */
+    report("AP in wait-for-SIPI: ENTERACCS", enteraccs(sinit_base(), size));
+    show("AP in wait-for-SIPI: ACM magic", acm_results[ECHO_R_MAGIC]);
+
+    lapic_ipi(ICR_SIPI | AP_CODE >> 12);
+    uint32_t spins = 0;
+    while (*(volatile uint32_t *)AP_COUNTER == 0 && ++spins < 100000000u)
+        __asm__ volatile("pause");
+    show("AP counting", *(volatile uint32_t *)AP_COUNTER != 0);
+    report("AP running: ENTERACCS", enteraccs(sinit_base(), size));
+}
+
+void acmode_case_bad_acm(void)
+{
+    uint32_t ests = rd32(TXT_PUB_CONFIG_REGS_BASE + TXTCR_ESTS);
+    if (ests & TXT_ESTS_TXT_RESET) {
+        line("boot 2\n");
+        show("ERRORCODE", rd32(TXT_PUB_CONFIG_REGS_BASE + TXTCR_ERRORCODE));
+        show("ESTS", ests);
+        return;
+    }
+    line("boot 1\n");
+    uint32_t size = acm_setup(0);
+    if (size)
+        report("ENTERACCS", enteraccs(sinit_base(), size));
+}
