@@ -7,6 +7,9 @@ BIN      := $(OUT)/bin
 VTBOOT_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/vtboot
 export VTBOOT_CACHE
 
+# Jobs side by side: the CPUs this machine has.
+NPROC    := $(shell nproc 2>/dev/null || echo 1)
+
 # Debian packages; each fragment appends what it needs.
 DEPS := build-essential gcc make binutils gzip
 
@@ -14,8 +17,10 @@ DEPS := build-essential gcc make binutils gzip
 # Fragments append their artifacts to BUILD.
 BUILD :=
 
+# Side by side: the kernel, Xen and QEMU builds each run their own -j, but their unpacking
+# and configure steps are single-threaded and overlap the others' compiles.
 all: deps
-	@$(MAKE) --no-print-directory build
+	@$(MAKE) --no-print-directory -j$(NPROC) build
 
 include src/vtboot.mk
 include host/host.mk
@@ -40,7 +45,7 @@ RUN_DEPS := gcc make binutils gzip libc6-dev libssl-dev zlib1g-dev libtss2-dev \
 	    qemu-system-x86 swtpm swtpm-tools tpm2-tools busybox-static cpio tboot
 run:
 	@scripts/ensure-deps.sh $(sort $(RUN_DEPS))
-	@$(MAKE) --no-print-directory -j$(shell nproc 2>/dev/null || echo 1) $(OUT)/vtboot $(BIN)/vtboot-qemu $(BIN)/vtboot-pcr $(OUT)/initrd.img
+	@$(MAKE) --no-print-directory -j$(NPROC) $(OUT)/vtboot $(BIN)/vtboot-qemu $(BIN)/vtboot-pcr $(OUT)/initrd.img
 	@OUT=$(OUT) scripts/demo.sh
 
 clean:

@@ -21,4 +21,4 @@ $(OUT)/bzImage-stock: $(STOCK_KERNEL_INPUTS)
 	@kernel/build.sh --stock --out $(OUT)
 
 # The kernel patch tests (tests/qemu/test_kernel_patches.py) boot both kernels.
-qemu-test: $(OUT)/bzImage-stock
+qemu-test-build: $(OUT)/bzImage-stock

@@ -28,4 +28,4 @@ $(OUT)/bin/qemu-system-x86_64-txt: $(QEMU_INPUTS)
 		qemu/build.sh --out $(OUT)
 
 # tests/qemu/test_txt_cpu.py runs it with getsec.elf
-qemu-test: $(OUT)/bin/qemu-system-x86_64-txt $(OUT)/host/tests/getsec.elf
+qemu-test-build: $(OUT)/bin/qemu-system-x86_64-txt $(OUT)/host/tests/getsec.elf

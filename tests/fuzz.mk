@@ -25,7 +25,7 @@ DEPS += clang libclang-rt-14-dev
 FUZZ_CC            ?= clang
 FUZZ_SECONDS       ?= 60
 FUZZ_SMOKE_SECONDS ?= 4
-FUZZ_JOBS          ?= $(shell nproc 2>/dev/null || echo 1)
+FUZZ_JOBS          ?= $(NPROC)
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_CFLAGS  := -std=gnu11 -O1 -g -fno-omit-frame-pointer -Wall -Wextra -Werror \
                 -Iinclude -Isrc -Itests/unit/support -Itests/fuzz $(FUZZ_SAN) -MMD -MP

@@ -11,15 +11,26 @@ DEPS += python3-pytest python3-pytest-xdist python3-yaml python3-pyelftools tpm2
 UNIT_LDLIBS.crypto/openssl_compare_test := -lcrypto
 
 # QEMU tests run side by side; each boot is one QEMU under TCG (about 5 s).
-QEMU_TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
+QEMU_TEST_JOBS ?= $(NPROC)
 PYTEST := /usr/bin/python3 -m pytest -p no:cacheprovider -q
 
-.PHONY: test qemu-test
-# every tool a test checks against was installed by `all` (deps): a skipped unit test fails
-test: all
-	@$(MAKE) --no-print-directory UNIT_NO_SKIP=1 unit-test fuzz-smoke host-test qemu-test
+.PHONY: test test-build qemu-test qemu-test-build
+# Two phases. First everything the tests need is built side by side: `build`, the test
+# programs and fuzzers, and the installed-guest disk image (tests/qemu/test_disk.py), whose
+# mmdebstrap waits on the network while the compilers run (inside a pytest worker it held one
+# of the two workers for 7 minutes of a cold run). Then the tests: the unit tests, the fuzz
+# smoke run (a fixed time per target) and the launcher's tests (one QEMU at a time) side by
+# side, each suite's output printed whole when it ends; then the QEMU tests, which fill the CPUs.
+# Every tool a test checks against was installed by deps: a skipped unit test fails.
+test-build: build unit-test-build fuzz-build host-test-build qemu-test-build disk-image
+test: deps
+	@$(MAKE) --no-print-directory -j$(NPROC) test-build
+	@$(MAKE) --no-print-directory -j$(NPROC) --output-sync=target UNIT_NO_SKIP=1 \
+		unit-test fuzz-smoke host-test
+	@$(MAKE) --no-print-directory qemu-test
 
-qemu-test:
+# what the QEMU tests boot besides `build` (each fragment adds its own)
+qemu-test: qemu-test-build
 	$(PYTEST) -n $(QEMU_TEST_JOBS) tests/qemu $(if $(QEMU_TESTS),-k "$(QEMU_TESTS)")
 
 # `make soak`: S3 with CPU 1 offline and online before every suspend, SOAK_CYCLES cycles on each

@@ -23,4 +23,4 @@ $(OUT)/xen-tboot.gz: $(XEN_INPUTS)
 		xen/build.sh --out $(OUT)
 
 # tests/qemu/test_xen.py boots both Xens.
-qemu-test: $(OUT)/xen-tboot.gz
+qemu-test-build: $(OUT)/xen-tboot.gz

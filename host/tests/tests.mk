@@ -95,7 +95,7 @@ $(HOST_UNIT_ATTEST): $(HOST_OBJDIR)/tests/unit/attest_test.o $(HOST_LIB)
 
 -include $(patsubst host/%.c,$(HOST_OBJDIR)/%.d,$(wildcard host/tests/unit/*.c))
 
-.PHONY: host-test host-unit
+.PHONY: host-test host-test-build host-unit
 host-unit: $(HOST_UNIT) $(HOST_UNIT_TPMFAULT) $(HOST_UNIT_ATTEST)
 	$(HOST_UNIT)
 	$(HOST_UNIT_TPMFAULT)
@@ -104,7 +104,9 @@ host-unit: $(HOST_UNIT) $(HOST_UNIT_TPMFAULT) $(HOST_UNIT_ATTEST)
 # vtboot-acm's ACMs as Debian's txt-acminfo and OpenSSL read them, and vtboot-pcr's prediction
 # of a TXT launch with them (host/tests/acm-tests.sh)
 DEPS += tboot openssl xxd
-host-test: host-unit $(BIN)/vtboot-qemu $(HOST_TESTK) $(BIN)/vtboot-acm $(BIN)/vtboot-pcr
+host-test-build: $(HOST_UNIT) $(HOST_UNIT_TPMFAULT) $(HOST_UNIT_ATTEST) $(BIN)/vtboot-qemu $(HOST_TESTK) \
+                 $(BIN)/vtboot-acm $(BIN)/vtboot-pcr
+host-test: host-unit host-test-build
 	host/tests/run-tests.sh $(BIN)/vtboot-qemu $(HOST_TESTK)
 	host/tests/acm-tests.sh $(BIN)/vtboot-acm $(BIN)/vtboot-pcr
 
