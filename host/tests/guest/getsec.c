@@ -21,6 +21,7 @@
  *   case=leaf9   GETSEC with EAX = 1, 9 and 0x80000000 (no such leaf)
  *   case=prefix  GETSEC[CAPABILITIES] behind LOCK, REPNE, REP and the operand-size prefix
  * The TXT chipset's cases are in getsec_chipset.c, authenticated-code mode's in getsec_acmode.c.
+ * VT-d's protected memory regions and the DPR (case=pmr, pmr-te, dpr) are in getsec_pmr.c.
  */
 #include "abi/multiboot1.h"
 #include "com1.h"
@@ -360,6 +361,9 @@ static const struct {
     { "size-too-big", acmode_case_size_too_big },
     { "ap-running", acmode_case_ap_running },
     { "bad-acm", acmode_case_bad_acm },
+    { "pmr", pmr_off },
+    { "pmr-te", pmr_te },
+    { "dpr", pmr_dpr },
 };
 
 /* ---- the command line ---- */

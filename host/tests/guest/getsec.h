@@ -33,4 +33,9 @@ void acmode_case_size_too_big(void);
 void acmode_case_ap_running(void);
 void acmode_case_bad_acm(void);
 
+/* getsec_pmr.c: VT-d's protected memory regions and the DPR (case=pmr, pmr-te, dpr) */
+void pmr_off(void);
+void pmr_te(void);
+void pmr_dpr(void);
+
 #endif
