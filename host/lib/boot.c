@@ -57,6 +57,8 @@ int boot_files(const struct boot *b, const char *paths[1 + BOOT_MODS_MAX])
     paths[n++] = b->kernel;
     if (given(b->initrd))
         paths[n++] = b->initrd;
+    if (given(b->acm))
+        paths[n++] = b->acm;
     return n;
 }
 
@@ -65,6 +67,7 @@ int boot_strings(const struct boot *b, enum loader l, struct boot_strings *s, ch
 {
     const char *paths[1 + BOOT_MODS_MAX];
     bool kernel = given(b->kernel), initrd = given(b->initrd), xen = given(b->xen);
+    bool acm = given(b->acm);
     int nfiles = boot_files(b, paths);
     const char *cmdlines[BOOT_MODS_MAX];
     int k = 0;
@@ -77,6 +80,11 @@ int boot_strings(const struct boot *b, enum loader l, struct boot_strings *s, ch
     }
     if (xen && !kernel) {
         snprintf(err, errsz, "Xen (%s) needs a kernel for dom0", b->xen);
+        return -1;
+    }
+    if (acm && !kernel) {
+        snprintf(err, errsz, "an ACM (%s) needs a kernel: module 0 is always the kernel",
+                 b->acm);
         return -1;
     }
     for (int i = 0; i < nfiles; i++) {
@@ -98,15 +106,19 @@ int boot_strings(const struct boot *b, enum loader l, struct boot_strings *s, ch
             }
         s->names[i] = xstrdup(base);
     }
-    /* the command line of each module, in module order; NULL: the initrd's (none) */
+    /* the command line of each module, in module order; NULL: the initrd's and the ACM's
+     * (none) */
     if (nfiles > 1) {
         if (xen)
             cmdlines[k++] = b->xen_cmdline ? b->xen_cmdline : "";
         cmdlines[k++] = b->cmdline;
         if (initrd)
             cmdlines[k++] = NULL;
+        if (acm)
+            cmdlines[k++] = NULL;
     }
     s->xen = xen && kernel;
+    s->acm = acm && kernel;
     if (l == LOADER_QEMU_MB1) {
         s->vtboot_cmdline = xasprintf("%s %s", s->names[0], b->vtboot_cmdline);
         for (int i = 0; i < k; i++)

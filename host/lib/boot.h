@@ -26,6 +26,9 @@
  *     cmdline and the initrd, by the same rule ("<xen basename> <xen_cmdline>" from QEMU, the
  *     escaped words of xen_cmdline from GRUB), as Debian's 20_linux_xen_tboot lays them out.
  *     names[i + 1] is always module i's file.
+ *   An ACM (acm set and not ""): the last module, after the initrd, with no command line
+ *     (QEMU: "<acm basename>"; GRUB: ""), as 20_linux_tboot loads the SINIT; tboot finds it
+ *     by its content, not its place. It needs a kernel.
  */
 #ifndef HOST_BOOT_H
 #define HOST_BOOT_H
@@ -44,24 +47,28 @@ struct boot {
     const char *vtboot_cmdline, *cmdline;
     const char *grub_prelude;                   /* GRUB commands before the entry, or NULL */
     const char *xen, *xen_cmdline;              /* Xen as module 0 (NULL or "": none) */
+    const char *acm;                            /* the SINIT ACM, last (NULL or "": none) */
 };
 
-#define BOOT_MODS_MAX 3
+#define BOOT_MODS_MAX 4
 
 struct boot_strings {
-    char *names[1 + BOOT_MODS_MAX];     /* basenames: vtboot, [xen,] kernel, initrd (NULL: none) */
+    char *names[1 + BOOT_MODS_MAX];     /* basenames: vtboot, [xen,] kernel, [initrd,] [acm]
+                                         * (NULL: none) */
     char *vtboot_cmdline;               /* what vtboot gets as its own command line */
     char *mods[BOOT_MODS_MAX];          /* what vtboot gets as module strings */
     int nmods;                          /* 0 (no kernel), 1 (kernel) or 2 (kernel, initrd); with
-                                         * Xen one more, Xen first */
+                                         * Xen one more, Xen first; with an ACM one more, last */
     bool xen;                           /* module 0 is Xen */
+    bool acm;                           /* the last module is the ACM */
 };
 
 /* The host paths of vtboot and the modules, in the order of names[]; returns how many. */
 int boot_files(const struct boot *b, const char *paths[1 + BOOT_MODS_MAX]);
 
 /* Fills s; returns -1 with a reason in err if the file names cannot be used (whitespace in a
- * basename, two files with the same basename, a reserved name) or an initrd has no kernel. */
+ * basename, two files with the same basename, a reserved name) or an initrd, Xen or an ACM
+ * has no kernel. */
 int boot_strings(const struct boot *b, enum loader l, struct boot_strings *s, char *err,
                  size_t errsz);
 void boot_strings_free(struct boot_strings *s);

@@ -14,23 +14,29 @@
 
 #define ISO_BUILD_TIMEOUT_MS (300 * 1000)
 
-/* A module line (with its echo) of the entry: module i is names[i + 1]. */
+/* A module line (with its echo, worded as Debian's 20_linux_tboot words it) of the entry:
+ * module i is names[i + 1]. */
 static char *module_lines(const struct boot *b, const struct boot_strings *s, const char *mod)
 {
     char *out = xstrdup("");
 
     for (int i = 0; i < s->nmods; i++) {
         bool xen = s->xen && i == 0, kernel = i == (s->xen ? 1 : 0);
-        const char *what = xen ? "Xen" : kernel ? "Linux" : "initial ramdisk";
+        bool acm = s->acm && i == s->nmods - 1;
+        char *msg = xen ? xstrdup("Loading Xen ...") : kernel ? xstrdup("Loading Linux ...")
+                  : acm ? xasprintf("Loading sinit %s ...", s->names[i + 1])
+                  : xstrdup("Loading initial ramdisk ...");
         char *args = xen ? boot_grub_args(b->xen_cmdline ? b->xen_cmdline : "")
                          : kernel ? boot_grub_args(b->cmdline) : xstrdup("");
-        char *name = boot_grub_word(s->names[i + 1]);
-        char *next = xasprintf("%s\techo\t'Loading %s ...'\n\t%s /%s%s%s\n", out, what, mod, name,
+        char *name = boot_grub_word(s->names[i + 1]), *echo = boot_grub_word(msg);
+        char *next = xasprintf("%s\techo\t%s\n\t%s /%s%s%s\n", out, echo, mod, name,
                                *args ? " " : "", args);
 
         free(out);
         free(args);
         free(name);
+        free(echo);
+        free(msg);
         out = next;
     }
     return out;

@@ -26,6 +26,7 @@
 #include <openssl/sha.h>
 
 #include "abi/elf.h"
+#include "acmkey.h"
 #include "txt/acm.h"
 #include "util.h"
 
@@ -138,36 +139,19 @@ static unsigned long hex_field(const char **p, const char *what, unsigned long m
 
 static EVP_PKEY *key_load(const char *path)
 {
-    FILE *f = fopen(path, "r");
-    if (!f)
-        die("%s: %s", path, strerror(errno));
-    EVP_PKEY *k = PEM_read_PrivateKey(f, NULL, NULL, NULL);
-    if (!k) {
-        rewind(f);
-        ERR_clear_error();
-        k = PEM_read_PUBKEY(f, NULL, NULL, NULL);
-    }
-    fclose(f);
+    char err[512];
+    EVP_PKEY *k = acmkey_load(path, err, sizeof(err));
     if (!k)
-        die_ssl(path);
-    if (EVP_PKEY_get_base_id(k) != EVP_PKEY_RSA || EVP_PKEY_get_bits(k) != 2048)
-        die("%s: not an RSA-2048 key", path);
-    BIGNUM *e = NULL;
-    if (!EVP_PKEY_get_bn_param(k, OSSL_PKEY_PARAM_RSA_E, &e))
-        die_ssl(path);
-    if (!BN_is_word(e, ACM_PUB_EXP))
-        die("%s: the exponent is not 65537", path);
-    BN_free(e);
+        die("%s", err);
     return k;
 }
 
 /* the modulus as an ACM stores it: 256 bytes, little-endian */
 static void key_modulus_le(EVP_PKEY *k, uint8_t out[256])
 {
-    BIGNUM *n = NULL;
-    if (!EVP_PKEY_get_bn_param(k, OSSL_PKEY_PARAM_RSA_N, &n) || BN_bn2lebinpad(n, out, 256) != 256)
-        die_ssl("modulus");
-    BN_free(n);
+    char err[512];
+    if (acmkey_modulus_le(k, out, err, sizeof(err)))
+        die("%s", err);
 }
 
 static void reverse(uint8_t *p, size_t n)
@@ -280,13 +264,10 @@ static int cmd_keygen(const char *path)
 
 static int cmd_key_hash(const char *path)
 {
-    EVP_PKEY *k = key_load(path);
-    uint8_t mod[256], h[32];
-    key_modulus_le(k, mod);
-    SHA256(mod, sizeof(mod), h);
-    print_hex(h, sizeof(h));
-    printf("\n");
-    EVP_PKEY_free(k);
+    char hex[2 * ACMKEY_HASH_LEN + 1], err[512];
+    if (acmkey_hash_hex(path, hex, err, sizeof(err)))
+        die("%s", err);
+    printf("%s\n", hex);
     return 0;
 }
 

@@ -3,6 +3,7 @@
  * vtboot-qemu: boots vtboot + Linux in QEMU with a swtpm TPM and reports how the guest ended.
  * This file: option handling and orchestration (files, temp dir, children, event loop, cleanup).
  */
+#include "acmkey.h"
 #include "boot.h"
 #include "ev.h"
 #include "gdbmux.h"
@@ -56,6 +57,8 @@ struct usock {
 struct run {
     struct opts o;
     struct boot boot;
+    char sinit_key_hash[2 * ACMKEY_HASH_LEN + 1];       /* --sinit-key's, for the chipset */
+    char qemu_bin[PATH_MAX];    /* --txt: the TXT QEMU, an absolute path */
     char *tmp, *bootdir;
     char *iso;                  /* --grub: the ISO to boot */
     char *tpm_dir;              /* the TPM state directory */
@@ -223,7 +226,9 @@ static int check_files(struct run *r)
     if (r->o.disk)
         return check_file("disk", r->o.disk);     /* the disk's loader finds the rest */
     rc |= check_file(r->o.txt ? "tboot" : "vtboot", r->boot.vtboot);
-    if (r->o.txt && !r->o.make_iso && access(r->o.qemu_bin, X_OK) != 0) {
+    /* QEMU runs in the directory of the boot files' links: a relative name would miss */
+    if (r->o.txt && !r->o.make_iso &&
+        (!realpath(r->o.qemu_bin, r->qemu_bin) || access(r->qemu_bin, X_OK) != 0)) {
         log_err("the TXT QEMU %s: %s (make builds out/bin/qemu-system-x86_64-txt; --qemu or "
                 "$VTBOOT_QEMU_TXT name another)", r->o.qemu_bin, strerror(errno));
         rc = -1;
@@ -234,6 +239,8 @@ static int check_files(struct run *r)
         rc |= check_file("initrd", r->boot.initrd);
     if (r->boot.xen)
         rc |= check_file("xen", r->boot.xen);
+    if (r->boot.acm)
+        rc |= check_file("SINIT", r->boot.acm);
     return rc ? -1 : 0;
 }
 
@@ -552,8 +559,9 @@ static int start_qemu(struct run *r, struct boot_strings *s)
             ctrlproxy_set_faults(&r->vs.proxy, &r->o.tpm_faults);
     }
 
-    c.binary = r->o.txt ? r->o.qemu_bin : NULL;
+    c.binary = r->o.txt ? r->qemu_bin : NULL;
     c.txt = r->o.txt;
+    c.sinit_key_hash = r->o.sinit_key ? r->sinit_key_hash : NULL;
     c.machine = r->o.machine;
     c.smp = r->o.smp;
     c.cpu = r->o.cpu;
@@ -868,6 +876,15 @@ int main(int argc, char **argv)
         r->boot.cmdline = r->attest.cmdline;
     }
     r->boot.xen = r->o.xen;
+    r->boot.acm = r->o.sinit;
+    if (r->o.sinit_key) {
+        char err[512];
+
+        if (acmkey_hash_hex(r->o.sinit_key, r->sinit_key_hash, err, sizeof(err)) != 0) {
+            log_err("--sinit-key %s", err);
+            return EXIT_SETUP;
+        }
+    }
     r->boot.xen_cmdline = r->o.xen_cmdline;
     if (r->o.grub_prelude) {
         size_t len;

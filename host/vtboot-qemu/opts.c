@@ -72,6 +72,11 @@ static void usage(FILE *f)
 "  --tboot-cmdline S   with --txt: tboot's command line (default \"logging=serial,memory\n"
 "                      loglvl=all ap_wake_mwait=true\": TCG has no VMX, so tboot must wake\n"
 "                      APs with MWAIT; docs/txt-platform.md section 0)\n"
+"  --sinit F           with --txt: a SINIT ACM, loaded as the last module (after the initrd,\n"
+"                      as 20_linux_tboot loads /boot/*sinit*); needs --sinit-key\n"
+"  --sinit-key K       with --txt: the PEM key (RSA-2048) whose hash the chipset holds as\n"
+"                      PUBLIC.KEY, the one the SINIT must be signed with (vtboot-acm; the\n"
+"                      platform checks the ACM against it, never the ACM against itself)\n"
 "  --qemu F            with --txt: the TXT QEMU (default $VTBOOT_QEMU_TXT if set, else\n"
 "                      out/bin/qemu-system-x86_64-txt, built by make)\n"
 "  --tpm-fault SPEC    the TPM answers a command with an error instead of running it\n"
@@ -139,7 +144,7 @@ enum {
     O_MAKE_ISO, O_SMP, O_MEMORY, O_MACHINE, O_TPM_STATE, O_NO_TPM, O_NO_DRTM, O_TIMEOUT,
     O_SERIAL_LOG, O_KEEP_TEMP, O_PRINT_MODULES, O_PRINT_CMDLINE, O_POLICY, O_PROVISION_ONLY,
     O_PCR_BANKS, O_QMP, O_GDB, O_TPM_FAULT, O_GRUB_PRELUDE, O_DISK, O_XEN, O_XEN_CMDLINE,
-    O_CPU, O_TXT, O_TBOOT, O_TBOOT_CMDLINE, O_QEMU,
+    O_CPU, O_TXT, O_TBOOT, O_TBOOT_CMDLINE, O_SINIT, O_SINIT_KEY, O_QEMU,
 };
 #define O_ATTEST 1024           /* + ATTEST_OPT_*: --attest and its options (attestrun.h) */
 
@@ -191,6 +196,8 @@ int opts_parse(struct opts *o, int argc, char **argv)
         { "txt", no_argument, NULL, O_TXT },
         { "tboot", required_argument, NULL, O_TBOOT },
         { "tboot-cmdline", required_argument, NULL, O_TBOOT_CMDLINE },
+        { "sinit", required_argument, NULL, O_SINIT },
+        { "sinit-key", required_argument, NULL, O_SINIT_KEY },
         { "qemu", required_argument, NULL, O_QEMU },
         { "smp", required_argument, NULL, O_SMP },
         { "memory", required_argument, NULL, O_MEMORY },
@@ -272,6 +279,14 @@ int opts_parse(struct opts *o, int argc, char **argv)
             o->tboot = optarg;
             break;
         case O_TBOOT_CMDLINE: o->tboot_cmdline = optarg; break;
+        case O_SINIT:
+        case O_SINIT_KEY:
+            if (!*optarg) {
+                log_err("--%s: expected a file", c == O_SINIT ? "sinit" : "sinit-key");
+                return -1;
+            }
+            *(c == O_SINIT ? &o->sinit : &o->sinit_key) = optarg;
+            break;
         case O_QEMU:
             if (!*optarg) {
                 log_err("--qemu: expected a QEMU binary");
@@ -369,8 +384,14 @@ int opts_parse(struct opts *o, int argc, char **argv)
     }
     o->extra = argv + optind;
     o->nextra = argc - optind;
-    if (!o->txt && (o->tboot || o->tboot_cmdline || o->qemu_bin)) {
-        log_err("--tboot, --tboot-cmdline and --qemu go with --txt (the TXT platform)");
+    if (!o->txt && (o->tboot || o->tboot_cmdline || o->qemu_bin || o->sinit || o->sinit_key)) {
+        log_err("--tboot, --tboot-cmdline, --sinit, --sinit-key and --qemu go with --txt (the "
+                "TXT platform)");
+        return -1;
+    }
+    if (o->sinit && !o->sinit_key) {
+        log_err("--sinit needs --sinit-key K: the key whose hash the chipset holds as "
+                "PUBLIC.KEY (vtboot-acm key-hash K)");
         return -1;
     }
     if (o->txt) {

@@ -41,6 +41,7 @@ struct opts {
     /* --txt: the emulated TXT platform (qemu/, docs/txt-platform.md) running Debian's tboot */
     bool txt;
     const char *tboot, *tboot_cmdline;  /* --tboot, --tboot-cmdline (vtboot and its cmdline) */
+    const char *sinit, *sinit_key;      /* --sinit (the last module), --sinit-key (PEM) */
     const char *qemu_bin;       /* --qemu, $VTBOOT_QEMU_TXT or out/bin/qemu-system-x86_64-txt */
     double timeout_s;           /* 0: none */
     const char *serial_log;

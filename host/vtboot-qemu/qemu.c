@@ -14,6 +14,10 @@ void qemu_argv(struct strv *a, const struct qemu_cfg *c)
      * at a virtual SENTER could stop (include/abi/vsenter.h, 1a) */
     strv_add(a, "-machine");
     strv_addf(a, "%s,hpet=off%s", c->machine, c->txt ? ",txt=on" : "");
+    if (c->sinit_key_hash) {
+        strv_add(a, "-global");
+        strv_addf(a, "intel-txt.sinit-key-hash=%s", c->sinit_key_hash);
+    }
     /* KVM does not work on our machines; TCG always */
     strv_add(a, "-accel");
     strv_add(a, "tcg");

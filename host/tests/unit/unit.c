@@ -249,7 +249,7 @@ static void test_boot(void)
 {
     struct boot b = { "/x/out/vtboot.gz", "/y/bzImage", "/z/initrd.img",
                       "logging=serial,memory  loglvl=all", "console=ttyS0 a=\"b c\" d\\e", NULL,
-                      NULL, NULL };
+                      NULL, NULL, NULL };
     struct boot_strings s;
     char err[256];
     char *w;
@@ -330,6 +330,7 @@ int main(int argc, char **argv)
     test_gdbrsp();
     test_gdbtrack();
     test_xenboot();
+    test_txtboot();
     test_hostpage();
     test_platstate();
     test_bytes();

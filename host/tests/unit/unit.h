@@ -20,6 +20,7 @@ void test_cpustate(void);
 void test_gdbrsp(void);
 void test_gdbtrack(void);
 void test_xenboot(void);
+void test_txtboot(void);
 void test_hostpage(void);
 void test_platstate(void);
 void test_bytes(void);
