@@ -5,12 +5,15 @@
 # verifies the signature over the signed ranges (RSASSA-PKCS1-v1_5, SHA-256, docs 3.3) and
 # recomputes the key hash from the key; flipped bytes change exactly what they should. Then
 # vtboot-pcr's prediction of a TXT launch with such an ACM (--sinit): each SINIT event's digest
-# recomputed here from the ACM's bytes, the MLE's by Debian's lcp2_mlehash.
-# usage: acm-tests.sh path/to/vtboot-acm path/to/vtboot-pcr
+# recomputed here from the ACM's bytes, the MLE's by Debian's lcp2_mlehash. Last, the test ACM
+# the build makes (sinit/sinit.mk) as the same readers see it.
+# usage: acm-tests.sh path/to/vtboot-acm path/to/vtboot-pcr path/to/echo.bin path/to/project-key.pem
 set -u
 
 ACM=$(realpath "$1")
 PCR=$(realpath "$2")
+ECHO=$(realpath "$3")
+PROJECT_KEY=$(realpath "$4")
 T=$(mktemp -d /tmp/vtacm-test.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 PASS=0
@@ -241,6 +244,22 @@ refuse "--sinit with a file that is no ACM" "$PCR" predict --sinit code.bin --vt
 refuse "--os-sinit-caps without --sinit" "$PCR" predict --os-sinit-caps 1 --kernel code.bin
 refuse "--os-sinit-caps not a number" "$PCR" predict --sinit a.bin --os-sinit-caps 0x1g \
        --kernel code.bin
+
+echo "# out/test/echo.bin: what make built and signed with the project key"
+"$ACM" info "$ECHO" > echo-info.txt
+has "echo.bin" echo-info.txt "signature: good (the module's own key)"
+has "echo.bin" echo-info.txt "launch checks: ok"
+has "echo.bin" echo-info.txt "key_hash: $("$ACM" key-hash "$PROJECT_KEY")"
+openssl rsa -in "$PROJECT_KEY" -pubout -out project-pub.pem 2>/dev/null
+check "echo.bin: OpenSSL verifies it with the project key" verify "$ECHO" project-pub.pem
+acminfo "$ECHO" > echo-acminfo.txt
+esize=$(stat -c %s "$ECHO")
+for l in "type: 0x2 (ACM_TYPE_CHIPSET)" "chipset_id: 0xb00f" "vendor: 0x8086" \
+         "size*4: $(printf 0x%x "$esize") ($esize)" \
+         "entry point: 0x00000008:$(printf %08x "$(u32 "$ECHO" 52)")" \
+         "chipset_acm_type: 0x1 (SINIT)" "device_id: 0xb00f" "capabilities: 0x00000261"; do
+    has "echo.bin: txt-acminfo" echo-acminfo.txt "$l"
+done
 
 echo "# $PASS passed, $FAIL failed"
 [ "$FAIL" = 0 ]

@@ -354,6 +354,7 @@ static const struct {
     { "biosdata-reset", chipset_biosdata_reset },
     { "e820", chipset_e820 },
     { "enteraccs", acmode_case_enteraccs },
+    { "enteraccs-dma", acmode_case_enteraccs_dma },
     { "cr0cd", acmode_case_cr0cd },
     { "cpl3", acmode_case_cpl3 },
     { "unaligned-base", acmode_case_unaligned_base },

@@ -25,6 +25,7 @@ void chipset_e820(void);
 
 /* getsec_acmode.c: authenticated-code mode's cases */
 void acmode_case_enteraccs(void);
+void acmode_case_enteraccs_dma(void);
 void acmode_case_cr0cd(void);
 void acmode_case_cpl3(void);
 void acmode_case_unaligned_base(void);

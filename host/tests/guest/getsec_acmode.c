@@ -11,13 +11,18 @@
  *                        and every value the ACM saved; then, outside AC mode again, the
  *                        private and public STS and the TPM's locality 3 ACCESS byte; then a
  *                        second ENTERACCS (EXITAC left AC mode)
+ *   case=enteraccs-dma   (-device edu) edu's DMA over the module's first bytes at SINIT.BASE,
+ *                        started right before ENTERACCS and landing while the ACM spins: the
+ *                        ACM still runs and reads its own first dword unchanged (ACRAM), the
+ *                        RAM copy has edu's bytes afterwards
  *   case=cr0cd           ENTERACCS with CR0.CD set
  *   case=cpl3            ENTERACCS at CPL 3 (an IRET to ring 3; a call gate back to ring 0)
  *   case=unaligned-base  EBX = SINIT.BASE + 64 (the module copied there)
  *   case=size-not-64     ECX = the module's size + 4
  *   case=size-too-big    ECX = 256 KiB + 64
- *   case=ap-running      (-smp 2) ENTERACCS with the AP in wait-for-SIPI after an INIT, then
- *                        with the AP started by a SIPI into a counting loop
+ *   case=ap-running      (-smp 2) the AP started by INIT-SIPI into a loop that enables its
+ *                        caches and counts; ENTERACCS with the AP in wait-for-SIPI after
+ *                        another INIT, then with the AP counting again after a SIPI
  *   case=bad-acm         boot 1: ENTERACCS, which must end in a TXT reset; boot 2 (ESTS.TXT_RESET
  *                        set): public ERRORCODE and ESTS (needs QEMU without -no-reboot)
  * Every fault case prints the fault as getsec's report(): "ENTERACCS: #GP(0) at 0x...".
@@ -46,7 +51,7 @@
 #define AP_APIC_ID 1u
 /* the AP's real-mode loop, at a page below 1 MiB nothing else uses after the BIOS */
 #define AP_CODE 0x7000u
-#define AP_COUNTER (AP_CODE + 0x10)
+#define AP_COUNTER (AP_CODE + 0x40)
 
 /* uint32_t acmode_enteraccs(uint32_t base, uint32_t size, uint32_t *results, uint32_t spin):
  * GETSEC[ENTERACCS] with EBX = base, ECX = size, ESI = results, EDI = spin; 0 when the ACM
@@ -158,11 +163,16 @@ static uint32_t acm_setup(uint32_t offset)
     return size;
 }
 
-static uint32_t enteraccs(uint32_t base, uint32_t size)
+static uint32_t enteraccs_spin(uint32_t base, uint32_t size, uint32_t spin)
 {
     for (unsigned i = 0; i < ECHO_NR; i++)
         acm_results[i] = 0;
-    return acmode_enteraccs(base, size, acm_results, 0);
+    return acmode_enteraccs(base, size, acm_results, spin);
+}
+
+static uint32_t enteraccs(uint32_t base, uint32_t size)
+{
+    return enteraccs_spin(base, size, 0);
 }
 
 void acmode_case_enteraccs(void)
@@ -198,6 +208,80 @@ void acmode_case_enteraccs(void)
     show("TIS locality 3 ACCESS outside AC mode", *(volatile uint8_t *)0xfed43000u);
     if (report("ENTERACCS again", enteraccs(sinit_base(), size)))
         show("ACM magic", acm_results[ECHO_R_MAGIC]);
+}
+
+/* edu (QEMU's hw/misc/edu.c): BAR0 registers, its DMA buffer at 0x40000; a DMA lands 100 ms
+ * (virtual) after its command */
+#define EDU_VENDOR_DEVICE 0x11e81234u
+#define EDU_DMA_SRC 0x80
+#define EDU_DMA_DST 0x88
+#define EDU_DMA_CNT 0x90
+#define EDU_DMA_CMD 0x98
+#define EDU_BUF 0x40000u
+#define EDU_RUN 1u
+#define EDU_TO_RAM 2u
+#define DMA_MARK 0xededededu
+#define DMA_BYTES 64u
+/* the ACM's spin: 8M PAUSEs, each leaving TCG's translated block, take seconds: many times
+ * edu's 100 ms */
+#define DMA_SPIN 0x00800000u
+
+static inline void outl(uint16_t p, uint32_t v) { __asm__ volatile("outl %0, %1" :: "a"(v), "Nd"(p)); }
+static inline uint32_t inl(uint16_t p) { uint32_t v; __asm__ volatile("inl %1, %0" : "=a"(v) : "Nd"(p)); return v; }
+
+/* edu on PCI bus 0: its BAR0 with memory decoding and bus mastering on, or 0 */
+static uint32_t find_edu(void)
+{
+    for (uint32_t devfn = 0; devfn < 256; devfn += 8) {
+        outl(0xcf8, 0x80000000u | devfn << 8);
+        if (inl(0xcfc) != EDU_VENDOR_DEVICE)
+            continue;
+        outl(0xcf8, 0x80000000u | devfn << 8 | 0x10);
+        uint32_t bar = inl(0xcfc) & ~0xfu;
+        outl(0xcf8, 0x80000000u | devfn << 8 | 0x04);
+        outl(0xcfc, (inl(0xcfc) & 0xffff) | 0x6);
+        return bar;
+    }
+    return 0;
+}
+
+static void edu_dma_start(uint32_t edu, uint32_t src, uint32_t dst, uint32_t cmd)
+{
+    *(volatile uint32_t *)(edu + EDU_DMA_SRC) = src;
+    *(volatile uint32_t *)(edu + EDU_DMA_DST) = dst;
+    *(volatile uint32_t *)(edu + EDU_DMA_CNT) = DMA_BYTES;
+    *(volatile uint32_t *)(edu + EDU_DMA_CMD) = cmd | EDU_RUN;
+}
+
+static int edu_dma_busy(uint32_t edu)
+{
+    return *(volatile uint32_t *)(edu + EDU_DMA_CMD) & EDU_RUN;
+}
+
+void acmode_case_enteraccs_dma(void)
+{
+    static uint32_t mark[DMA_BYTES / 4];
+    uint32_t size = acm_setup(0);
+    if (!size)
+        return;
+    uint32_t edu = find_edu();
+    line(edu ? "edu: found\n" : "edu: not found\n");
+    if (!edu)
+        return;
+    for (unsigned i = 0; i < DMA_BYTES / 4; i++)
+        mark[i] = DMA_MARK;
+    edu_dma_start(edu, (uint32_t)mark, EDU_BUF, 0);          /* RAM -> edu's buffer */
+    while (edu_dma_busy(edu))
+        ;
+    edu_dma_start(edu, EDU_BUF, sinit_base(), EDU_TO_RAM);   /* lands during the ACM's spin */
+    if (!report("ENTERACCS", enteraccs_spin(sinit_base(), size, DMA_SPIN)))
+        return;
+    /* edu finished before EXITAC came back: its write landed while the ACM ran */
+    show("edu DMA finished inside AC mode", !edu_dma_busy(edu));
+    show("ACM magic", acm_results[ECHO_R_MAGIC]);
+    show("ACM EDI", acm_results[ECHO_R_EDI]);
+    show("ACM image dword", acm_results[ECHO_R_IMAGE]);
+    show("RAM at SINIT.BASE", rd32(sinit_base()));
 }
 
 void acmode_case_cr0cd(void)
@@ -326,6 +410,13 @@ void acmode_case_size_too_big(void)
         report("ENTERACCS", enteraccs(sinit_base(), ACM_MAX_SIZE + 64));
 }
 
+static uint64_t rdtsc(void)
+{
+    uint32_t lo, hi;
+    __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+    return (uint64_t)hi << 32 | lo;
+}
+
 static void lapic_ipi(uint32_t icr)
 {
     *(volatile uint32_t *)LAPIC_ICR_HI = AP_APIC_ID << 24;
@@ -334,11 +425,46 @@ static void lapic_ipi(uint32_t icr)
         ;
 }
 
+/* TSC ticks: TCG's TSC runs at the host's rate, a few GHz */
+#define TICKS_100MS 300000000ull
+
+static void settle(void)
+{
+    uint64_t t0 = rdtsc();
+    while (rdtsc() - t0 < TICKS_100MS)
+        __asm__ volatile("pause");
+}
+
+/* the AP counting: the counter moved within about 10 s (the AP's vCPU thread may wait for
+ * the host's CPUs when other QEMUs run beside this one) */
+static uint32_t ap_counting(void)
+{
+    uint64_t t0 = rdtsc();
+    while (rdtsc() - t0 < 100 * TICKS_100MS)
+        if (*(volatile uint32_t *)AP_COUNTER != 0)
+            return 1;
+    return 0;
+}
+
+/* the AP stopped counting: the counter still for 0.1 s, within about 5 s */
+static uint32_t ap_stopped(void)
+{
+    for (unsigned i = 0; i < 50; i++) {
+        uint32_t c = *(volatile uint32_t *)AP_COUNTER;
+        settle();
+        if (c == *(volatile uint32_t *)AP_COUNTER)
+            return 1;
+    }
+    return 0;
+}
+
 void acmode_case_ap_running(void)
 {
-    /* mov ax, cs; mov ds, ax; 1: inc dword [0x10]; jmp 1b */
-    static const uint8_t loop[] = { 0x8c, 0xc8, 0x8e, 0xd8, 0x66, 0xff, 0x06, 0x10, 0x00,
-                                    0xeb, 0xf9 };
+    /* real mode at AP_CODE: caches on (CR0.CD and NW clear: ENTERACCS wants them clear on
+     * every CPU), then mov ax, cs; mov ds, ax; 1: inc dword [0x40]; jmp 1b */
+    static const uint8_t loop[] = { 0x0f, 0x20, 0xc0, 0x66, 0x25, 0xff, 0xff, 0xff, 0x9f,
+                                    0x0f, 0x22, 0xc0, 0x8c, 0xc8, 0x8e, 0xd8,
+                                    0x66, 0xff, 0x06, 0x40, 0x00, 0xeb, 0xf9 };
     uint32_t size = acm_setup(0);
     if (!size)
         return;
@@ -347,14 +473,27 @@ void acmode_case_ap_running(void)
     *(volatile uint32_t *)AP_COUNTER = 0;
 
     lapic_ipi(ICR_INIT);                    /* whatever the BIOS left it doing: wait-for-SIPI */
-    report("AP in wait-for-SIPI: ENTERACCS", enteraccs(sinit_base(), size));
+    settle();
+    lapic_ipi(ICR_SIPI | AP_CODE >> 12);
+    show("AP counting", ap_counting());
+    /* wait-for-SIPI again; an INIT leaves CR0.CD and NW as they were (SDM vol. 3A table
+     * 10-1, note 2) */
+    lapic_ipi(ICR_INIT);
+    show("AP stopped by INIT", ap_stopped());
+    /* the AP takes the INIT on its own vCPU thread and nothing tells the BSP when: a stalled
+     * thread looks stopped too, so a #GP is tried again for a while; a model that refuses a
+     * CPU in wait-for-SIPI still fails every time */
+    uint32_t r = enteraccs(sinit_base(), size);
+    for (unsigned i = 0; i < 50 && r; i++) {
+        settle();
+        r = enteraccs(sinit_base(), size);
+    }
+    report("AP in wait-for-SIPI: ENTERACCS", r);
     show("AP in wait-for-SIPI: ACM magic", acm_results[ECHO_R_MAGIC]);
 
+    *(volatile uint32_t *)AP_COUNTER = 0;
     lapic_ipi(ICR_SIPI | AP_CODE >> 12);
-    uint32_t spins = 0;
-    while (*(volatile uint32_t *)AP_COUNTER == 0 && ++spins < 100000000u)
-        __asm__ volatile("pause");
-    show("AP counting", *(volatile uint32_t *)AP_COUNTER != 0);
+    show("AP counting again", ap_counting());
     report("AP running: ENTERACCS", enteraccs(sinit_base(), size));
 }
 
