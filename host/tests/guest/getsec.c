@@ -22,6 +22,7 @@
  *   case=prefix  GETSEC[CAPABILITIES] behind LOCK, REPNE, REP and the operand-size prefix
  * The TXT chipset's cases are in getsec_chipset.c, authenticated-code mode's in getsec_acmode.c.
  * VT-d's protected memory regions and the DPR (case=pmr, pmr-te, dpr) are in getsec_pmr.c.
+ * The HPET's FSB delivery (case=hpet-fsb) is in getsec_hpet.c.
  */
 #include "abi/multiboot1.h"
 #include "com1.h"
@@ -365,6 +366,7 @@ static const struct {
     { "pmr", pmr_off },
     { "pmr-te", pmr_te },
     { "dpr", pmr_dpr },
+    { "hpet-fsb", hpet_fsb },
 };
 
 /* ---- the command line ---- */

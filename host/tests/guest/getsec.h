@@ -39,4 +39,7 @@ void pmr_off(void);
 void pmr_te(void);
 void pmr_dpr(void);
 
+/* getsec_hpet.c: the HPET's FSB messages (case=hpet-fsb) */
+void hpet_fsb(void);
+
 #endif
