@@ -71,6 +71,10 @@ $(OUT)/host/tests/getsec-hpet.o: host/tests/guest/getsec_hpet.c host/tests/guest
 	@mkdir -p $(@D)
 	$(HOST_TESTK_CC) -c -o $@ $<
 
+$(OUT)/host/tests/getsec-tpm.o: host/tests/guest/getsec_tpm.c host/tests/guest/getsec.h host/tests/guest/com1.h
+	@mkdir -p $(@D)
+	$(HOST_TESTK_CC) -c -o $@ $<
+
 # authenticated-code mode's cases read the echo ACM's results (sinit/test/echo.h)
 $(OUT)/host/tests/getsec-acmode.o: host/tests/guest/getsec_acmode.c host/tests/guest/getsec.h \
                                    host/tests/guest/com1.h sinit/test/echo.h \
@@ -80,6 +84,7 @@ $(OUT)/host/tests/getsec-acmode.o: host/tests/guest/getsec_acmode.c host/tests/g
 
 $(HOST_GETSEC): $(OUT)/host/tests/getsec-entry.o $(OUT)/host/tests/getsec.o $(OUT)/host/tests/getsec-chipset.o \
                 $(OUT)/host/tests/getsec-pmr.o $(OUT)/host/tests/getsec-hpet.o \
+                $(OUT)/host/tests/getsec-tpm.o \
                 $(OUT)/host/tests/getsec-acmode.o \
                 $(OUT)/host/tests/com1.o host/tests/guest/getsec.ld
 	ld -m elf_i386 -nostdlib -static -z noexecstack --no-warn-rwx-segments \

@@ -22,7 +22,8 @@
  *   case=prefix  GETSEC[CAPABILITIES] behind LOCK, REPNE, REP and the operand-size prefix
  * The TXT chipset's cases are in getsec_chipset.c, authenticated-code mode's in getsec_acmode.c.
  * VT-d's protected memory regions and the DPR (case=pmr, pmr-te, dpr) are in getsec_pmr.c.
- * The HPET's FSB delivery (case=hpet-fsb) is in getsec_hpet.c.
+ * The HPET's FSB delivery (case=hpet-fsb) is in getsec_hpet.c, the TPM localities as the
+ * chipset gates them (case=tpm-loc) in getsec_tpm.c.
  */
 #include "abi/multiboot1.h"
 #include "com1.h"
@@ -367,6 +368,7 @@ static const struct {
     { "pmr-te", pmr_te },
     { "dpr", pmr_dpr },
     { "hpet-fsb", hpet_fsb },
+    { "tpm-loc", tpm_loc },
 };
 
 /* ---- the command line ---- */

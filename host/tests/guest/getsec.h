@@ -42,4 +42,7 @@ void pmr_dpr(void);
 /* getsec_hpet.c: the HPET's FSB messages (case=hpet-fsb) */
 void hpet_fsb(void);
 
+/* getsec_tpm.c: the TPM localities the chipset gates (case=tpm-loc) */
+void tpm_loc(void);
+
 #endif
