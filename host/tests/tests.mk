@@ -26,6 +26,11 @@ $(OUT)/host/tests/com1.o: host/tests/guest/com1.c host/tests/guest/com1.h
 	@mkdir -p $(@D)
 	$(HOST_TESTK_CC) -c -o $@ $<
 
+# getsec's DMA engine, QEMU's edu device
+$(OUT)/host/tests/edu.o: host/tests/guest/edu.c host/tests/guest/edu.h host/tests/guest/com1.h
+	@mkdir -p $(@D)
+	$(HOST_TESTK_CC) -c -o $@ $<
+
 # badload: a loader that hands vtboot malformed input (tests/qemu/test_loader_faults.py) and
 # arms event sources before the launch (tests/qemu/test_event_sources.py), with vtboot's ELF
 # built in (it finds vtboot's symbols in that copy at run time: rebuilt with out/vtboot)
@@ -63,7 +68,8 @@ $(OUT)/host/tests/getsec-chipset.o: host/tests/guest/getsec_chipset.c host/tests
 	@mkdir -p $(@D)
 	$(HOST_TESTK_CC) -c -o $@ $<
 
-$(OUT)/host/tests/getsec-pmr.o: host/tests/guest/getsec_pmr.c host/tests/guest/getsec.h host/tests/guest/com1.h
+$(OUT)/host/tests/getsec-pmr.o: host/tests/guest/getsec_pmr.c host/tests/guest/getsec.h host/tests/guest/com1.h \
+                                host/tests/guest/edu.h
 	@mkdir -p $(@D)
 	$(HOST_TESTK_CC) -c -o $@ $<
 
@@ -77,7 +83,7 @@ $(OUT)/host/tests/getsec-tpm.o: host/tests/guest/getsec_tpm.c host/tests/guest/g
 
 # authenticated-code mode's cases read the echo ACM's results (sinit/test/echo.h)
 $(OUT)/host/tests/getsec-acmode.o: host/tests/guest/getsec_acmode.c host/tests/guest/getsec.h \
-                                   host/tests/guest/com1.h sinit/test/echo.h \
+                                   host/tests/guest/com1.h host/tests/guest/edu.h sinit/test/echo.h \
                                    include/abi/multiboot1.h include/abi/txt.h
 	@mkdir -p $(@D)
 	$(HOST_TESTK_CC) -Isinit/test -c -o $@ $<
@@ -86,7 +92,7 @@ $(HOST_GETSEC): $(OUT)/host/tests/getsec-entry.o $(OUT)/host/tests/getsec.o $(OU
                 $(OUT)/host/tests/getsec-pmr.o $(OUT)/host/tests/getsec-hpet.o \
                 $(OUT)/host/tests/getsec-tpm.o \
                 $(OUT)/host/tests/getsec-acmode.o \
-                $(OUT)/host/tests/com1.o host/tests/guest/getsec.ld
+                $(OUT)/host/tests/com1.o $(OUT)/host/tests/edu.o host/tests/guest/getsec.ld
 	ld -m elf_i386 -nostdlib -static -z noexecstack --no-warn-rwx-segments \
 	   -T host/tests/guest/getsec.ld -o $@ $(filter %.o,$^)
 BUILD += $(HOST_GETSEC)

@@ -320,8 +320,6 @@ extern uint8_t moved_apic_page[];
 void badload_low(uint32_t kind, uint32_t apic_id) __attribute__((noreturn));
 void badload_nmi_iret(void);
 
-static inline void outl(uint16_t p, uint32_t v) { __asm__ volatile("outl %0, %1" :: "a"(v), "Nd"(p)); }
-static inline uint32_t inl(uint16_t p) { uint32_t v; __asm__ volatile("inl %1, %0" : "=a"(v) : "Nd"(p)); return v; }
 static inline uint32_t mmio_rd(uint32_t a) { return *(volatile uint32_t *)a; }
 static inline void mmio_wr(uint32_t a, uint32_t v) { *(volatile uint32_t *)a = v; }
 static inline uint8_t mmio_rd8(uint32_t a) { return *(volatile uint8_t *)a; }

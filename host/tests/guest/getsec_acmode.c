@@ -29,6 +29,7 @@
  */
 #include "com1.h"
 #include "echo.h"
+#include "edu.h"
 #include "getsec.h"
 #include "abi/multiboot1.h"
 #include "abi/txt.h"
@@ -210,53 +211,11 @@ void acmode_case_enteraccs(void)
         show("ACM magic", acm_results[ECHO_R_MAGIC]);
 }
 
-/* edu (QEMU's hw/misc/edu.c): BAR0 registers, its DMA buffer at 0x40000; a DMA lands 100 ms
- * (virtual) after its command */
-#define EDU_VENDOR_DEVICE 0x11e81234u
-#define EDU_DMA_SRC 0x80
-#define EDU_DMA_DST 0x88
-#define EDU_DMA_CNT 0x90
-#define EDU_DMA_CMD 0x98
-#define EDU_BUF 0x40000u
-#define EDU_RUN 1u
-#define EDU_TO_RAM 2u
 #define DMA_MARK 0xededededu
 #define DMA_BYTES 64u
 /* the ACM's spin: 8M PAUSEs, each leaving TCG's translated block, take seconds: many times
  * edu's 100 ms */
 #define DMA_SPIN 0x00800000u
-
-static inline void outl(uint16_t p, uint32_t v) { __asm__ volatile("outl %0, %1" :: "a"(v), "Nd"(p)); }
-static inline uint32_t inl(uint16_t p) { uint32_t v; __asm__ volatile("inl %1, %0" : "=a"(v) : "Nd"(p)); return v; }
-
-/* edu on PCI bus 0: its BAR0 with memory decoding and bus mastering on, or 0 */
-static uint32_t find_edu(void)
-{
-    for (uint32_t devfn = 0; devfn < 256; devfn += 8) {
-        outl(0xcf8, 0x80000000u | devfn << 8);
-        if (inl(0xcfc) != EDU_VENDOR_DEVICE)
-            continue;
-        outl(0xcf8, 0x80000000u | devfn << 8 | 0x10);
-        uint32_t bar = inl(0xcfc) & ~0xfu;
-        outl(0xcf8, 0x80000000u | devfn << 8 | 0x04);
-        outl(0xcfc, (inl(0xcfc) & 0xffff) | 0x6);
-        return bar;
-    }
-    return 0;
-}
-
-static void edu_dma_start(uint32_t edu, uint32_t src, uint32_t dst, uint32_t cmd)
-{
-    *(volatile uint32_t *)(edu + EDU_DMA_SRC) = src;
-    *(volatile uint32_t *)(edu + EDU_DMA_DST) = dst;
-    *(volatile uint32_t *)(edu + EDU_DMA_CNT) = DMA_BYTES;
-    *(volatile uint32_t *)(edu + EDU_DMA_CMD) = cmd | EDU_RUN;
-}
-
-static int edu_dma_busy(uint32_t edu)
-{
-    return *(volatile uint32_t *)(edu + EDU_DMA_CMD) & EDU_RUN;
-}
 
 void acmode_case_enteraccs_dma(void)
 {
@@ -264,16 +223,16 @@ void acmode_case_enteraccs_dma(void)
     uint32_t size = acm_setup(0);
     if (!size)
         return;
-    uint32_t edu = find_edu();
+    uint32_t edu = edu_find();
     line(edu ? "edu: found\n" : "edu: not found\n");
     if (!edu)
         return;
     for (unsigned i = 0; i < DMA_BYTES / 4; i++)
         mark[i] = DMA_MARK;
-    edu_dma_start(edu, (uint32_t)mark, EDU_BUF, 0);          /* RAM -> edu's buffer */
+    edu_dma_start(edu, (uint32_t)mark, EDU_BUF, DMA_BYTES, 0);          /* RAM -> edu's buffer */
     while (edu_dma_busy(edu))
         ;
-    edu_dma_start(edu, EDU_BUF, sinit_base(), EDU_TO_RAM);   /* lands during the ACM's spin */
+    edu_dma_start(edu, EDU_BUF, sinit_base(), DMA_BYTES, EDU_TO_RAM);   /* lands during the ACM's spin */
     if (!report("ENTERACCS", enteraccs_spin(sinit_base(), size, DMA_SPIN)))
         return;
     /* edu finished before EXITAC came back: its write landed while the ACM ran */

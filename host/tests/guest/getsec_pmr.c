@@ -32,6 +32,7 @@
  *                to the page above the PMR region
  */
 #include "com1.h"
+#include "edu.h"
 #include "getsec.h"
 
 #include <stddef.h>
@@ -65,22 +66,9 @@
 #define GCMD_SRTP (1u << 30)
 #define PMEN_EPM (1u << 31)
 
-/* edu (QEMU's hw/misc/edu.c): BAR0 registers, its 4 KiB DMA buffer at 0x40000 */
-#define EDU_VENDOR_DEVICE 0x11e81234u
-#define EDU_IDENT 0x00
-#define EDU_DMA_SRC 0x80
-#define EDU_DMA_DST 0x88
-#define EDU_DMA_CNT 0x90
-#define EDU_DMA_CMD 0x98
-#define EDU_BUF 0x40000u
-#define EDU_RUN 1u
-#define EDU_TO_RAM 2u
-
 static uint32_t vtd;                /* the DRHD's register base */
 static uint32_t edu;                /* edu's BAR0 */
 
-static inline void outl(uint16_t p, uint32_t v) { __asm__ volatile("outl %0, %1" :: "a"(v), "Nd"(p)); }
-static inline uint32_t inl(uint16_t p) { uint32_t v; __asm__ volatile("inl %1, %0" : "=a"(v) : "Nd"(p)); return v; }
 
 static uint32_t rd32(uint32_t a) { return *(volatile uint32_t *)a; }
 static void wr32(uint32_t a, uint32_t v) { *(volatile uint32_t *)a = v; }
@@ -134,39 +122,13 @@ static uint32_t find_drhd(void)
     return 0;
 }
 
-static uint32_t pci_cfg(uint32_t devfn, uint32_t reg)
-{
-    return 0x80000000u | devfn << 8 | reg;
-}
-
-/* edu on bus 0: its BAR0, memory decoding and bus mastering on; 0 when absent */
-static uint32_t find_edu(void)
-{
-    for (uint32_t devfn = 0; devfn < 256; devfn += 8) {
-        outl(0xcf8, pci_cfg(devfn, 0));
-        if (inl(0xcfc) != EDU_VENDOR_DEVICE)
-            continue;
-        outl(0xcf8, pci_cfg(devfn, 0x10));
-        uint32_t bar = inl(0xcfc) & ~0xfu;
-        outl(0xcf8, pci_cfg(devfn, 0x04));
-        uint32_t cmd = inl(0xcfc) & 0xffff;
-        outl(0xcf8, pci_cfg(devfn, 0x04));
-        outl(0xcfc, cmd | 0x6);             /* memory space, bus master */
-        return bar;
-    }
-    return 0;
-}
-
 /* ---- edu's DMA ---- */
 static int edu_dma(uint32_t src, uint32_t dst, uint32_t cmd)
 {
-    wr32(edu + EDU_DMA_SRC, src);
-    wr32(edu + EDU_DMA_DST, dst);
-    wr32(edu + EDU_DMA_CNT, COPY);
-    wr32(edu + EDU_DMA_CMD, cmd | EDU_RUN);
+    edu_dma_start(edu, src, dst, COPY, cmd);
     /* edu copies 100 ms (virtual) after the command */
     for (uint32_t i = 0; i < 400000000u; i++)
-        if (!(rd32(edu + EDU_DMA_CMD) & EDU_RUN))
+        if (!edu_dma_busy(edu))
             return 1;
     line("edu DMA did not complete\n");
     return 0;
@@ -215,7 +177,7 @@ static int setup(void)
 {
     vtd = find_drhd();
     show("DMAR DRHD register base", vtd);
-    edu = find_edu();
+    edu = edu_find();
     line(edu ? "edu: found\n" : "edu: not found\n");
     if (!vtd || !edu)
         return 0;
@@ -314,16 +276,6 @@ static void set_context(uint32_t devfn, uint32_t tt)
     wr32(vtd + VTD_CCMD + 4, 0xa0000000u);               /* ICC, global */
     for (uint32_t i = 0; i < 10000000u && (rd32(vtd + VTD_CCMD + 4) & 0x80000000u); i++)
         ;
-}
-
-static uint32_t edu_devfn(void)
-{
-    for (uint32_t devfn = 0; devfn < 256; devfn += 8) {
-        outl(0xcf8, pci_cfg(devfn, 0));
-        if (inl(0xcfc) == EDU_VENDOR_DEVICE)
-            return devfn;
-    }
-    return 0;
 }
 
 void pmr_te(void)
