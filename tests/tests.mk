@@ -15,16 +15,23 @@ QEMU_TEST_JOBS ?= $(NPROC)
 PYTEST := /usr/bin/python3 -m pytest -p no:cacheprovider -q
 
 .PHONY: test test-build qemu-test qemu-test-build
-# Two phases. First everything the tests need is built side by side: `build`, the test
-# programs and fuzzers, and the installed-guest disk image (tests/qemu/test_disk.py), whose
-# mmdebstrap waits on the network while the compilers run (inside a pytest worker it held one
-# of the two workers for 7 minutes of a cold run). Then the tests: the unit tests, the fuzz
-# smoke run (a fixed time per target) and the launcher's tests (one QEMU at a time) side by
-# side, each suite's output printed whole when it ends; then the QEMU tests, which fill the CPUs.
+# Three steps. First everything the tests need is built side by side: `build`, the test
+# programs and fuzzers, what the QEMU tests boot, and the installed-guest disk image
+# (tests/qemu/test_disk.py). The image is a make of its own, started first and outside the
+# job slots: its mmdebstrap waits on the network while the compilers use the CPUs (in a -j
+# slot it waited for the kernel, Xen and QEMU builds, then ran alone; inside a pytest worker it
+# held one of the two workers for 7 minutes). Then the unit tests, the fuzz smoke run (a fixed
+# time per target) and the launcher's tests (one QEMU at a time) side by side, each suite's
+# output printed whole when it ends; then the QEMU tests, which fill the CPUs.
 # Every tool a test checks against was installed by deps: a skipped unit test fails.
-test-build: build unit-test-build fuzz-build host-test-build qemu-test-build disk-image
+test-build: build unit-test-build fuzz-build host-test-build qemu-test-build
 test: deps
-	@$(MAKE) --no-print-directory -j$(NPROC) test-build
+	@mkdir -p $(OUT)
+	@$(MAKE) --no-print-directory disk-image > $(OUT)/disk-image.log 2>&1 & image=$$!; \
+	 $(MAKE) --no-print-directory -j$(NPROC) test-build; built=$$?; \
+	 wait $$image; imaged=$$?; cat $(OUT)/disk-image.log; \
+	 if [ $$imaged -ne 0 ]; then echo "make test: the disk image failed (its log above:" \
+	     "$(OUT)/disk-image.log)" >&2; exit 1; fi; exit $$built
 	@$(MAKE) --no-print-directory -j$(NPROC) --output-sync=target UNIT_NO_SKIP=1 \
 		unit-test fuzz-smoke host-test
 	@$(MAKE) --no-print-directory qemu-test
