@@ -4,7 +4,7 @@
  * 7.2 shows them, and the rules on them. Pure code, no I/O: the launcher reads (HMP, QOM,
  * configuration space through ports 0xcf8/0xcfc) and hands the text or a reader in.
  *
- * Refusal reasons, exactly (the launcher answers "VSENTER-ERR 3 <reason>"):
+ * Refusal reasons, exactly (the launcher answers "VSENTER-ERR 4 id=0x<id> <reason>"):
  *   "LAPIC <n> <LVT>: <mode> delivery, not masked (LVT 0x%08x)"
  *       <n> the CPU index (decimal); <LVT> one of LINT0, LINT1, timer, thermal, perf, error
  *       (LVT0, LVT1, LVTT, LVTTHMR, LVTPC, LVTERR in QEMU's dump); <mode> one of SMI, NMI,

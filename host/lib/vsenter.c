@@ -74,6 +74,7 @@ int vs_parse(const char *line, uint64_t lowmem, struct vs_request *rq, char *err
     int digits = 0;
     uint64_t end;
 
+    rq->has_id = false;
     if (!lit(&p, "VSENTER ")) {
         snprintf(err, errsz, "not a VSENTER request");
         return -1;
@@ -90,6 +91,11 @@ int vs_parse(const char *line, uint64_t lowmem, struct vs_request *rq, char *err
         snprintf(err, errsz, "unsupported protocol %u", proto);
         return -1;
     }
+    if (!lit(&p, " id=") || !hex32(&p, &rq->id)) {
+        snprintf(err, errsz, "malformed request");
+        return -1;
+    }
+    rq->has_id = true;
     if (!lit(&p, " mle_base=") || !hex32(&p, &rq->mle_base) || !lit(&p, " mle_hdr=") ||
         !hex32(&p, &rq->mle_hdr) || *p) {
         snprintf(err, errsz, "malformed request");
@@ -105,6 +111,18 @@ int vs_parse(const char *line, uint64_t lowmem, struct vs_request *rq, char *err
         return -1;
     }
     return 0;
+}
+
+void vs_refusal(const struct vs_request *rq, const char *reason, char *out, size_t outsz)
+{
+    int n = rq && rq->has_id ? snprintf(out, outsz - 1, VSENTER_ERR_ID_FMT "%s", VSENTER_PROTOCOL,
+                                        rq->id, reason)
+                             : snprintf(out, outsz - 1, VSENTER_ERR_PREFIX "%d %s",
+                                        VSENTER_PROTOCOL, reason);
+    size_t len = n < 0 ? 0 : (size_t)n > outsz - 2 ? outsz - 2 : (size_t)n;
+
+    out[len] = '\n';
+    out[len + 1] = 0;
 }
 
 uint64_t vs_lowmem(const char *machine, uint64_t ram)

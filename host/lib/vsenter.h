@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The host side of the VSENTER line protocol (include/abi/vsenter.h, protocol 3): a bounded
+ * The host side of the VSENTER line protocol (include/abi/vsenter.h, protocol 4): a bounded
  * line assembler that survives any byte stream, and the request parser.
  */
 #ifndef HOST_VSENTER_H
@@ -25,15 +25,21 @@ int vs_lines_feed(struct vs_lines *l, char c);
 void vs_lines_next(struct vs_lines *l);
 
 struct vs_request {
+    bool has_id;                /* the id was read (a refusal names it even if the rest failed) */
+    uint32_t id;                /* the requester's number for this request */
     uint32_t mle_base;          /* the MLE image's first byte (origin of the header's offsets) */
     uint32_t mle_hdr;           /* its MLE header (abi/mle.h) */
 };
 
-/* Parses a protocol-3 request line ("VSENTER 3 mle_base=0x%08x mle_hdr=0x%08x"; each number
- * "0x" and 1 to 8 hex digits) and checks that the header's bytes lie in the guest's RAM below
- * 4 GiB (lowmem bytes). Everything else about the header and the range is mlehdr_check()'s.
- * Returns 0, or -1 with a short reason (for "VSENTER-ERR 3 <reason>") in err. */
+/* Parses a protocol-4 request line ("VSENTER 4 id=0x%08x mle_base=0x%08x mle_hdr=0x%08x";
+ * each number "0x" and 1 to 8 hex digits) and checks that the header's bytes lie in the
+ * guest's RAM below 4 GiB (lowmem bytes). Everything else about the header and the range is
+ * mlehdr_check()'s. Returns 0, or -1 with a short reason in err (rq->has_id says whether the
+ * refusal can name the request). */
 int vs_parse(const char *line, uint64_t lowmem, struct vs_request *rq, char *err, size_t errsz);
+/* The refusal line for rq (NULL: a line that named no request) and reason, '\n' included, cut
+ * to fit out (at least 32 bytes) with the '\n' kept. */
+void vs_refusal(const struct vs_request *rq, const char *reason, char *out, size_t outsz);
 /*
  * The gdbstub packet (in QEMU's physical-memory mode) that sends an INIT to the CPU with
  * apic_id: a 4-byte write of an INIT-mode MSI (data 0x500) to 0xfee00000 | apic_id << 12, which

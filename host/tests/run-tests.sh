@@ -463,7 +463,7 @@ rc=$?
 if [ $rc = 4 ]; then ok "qemu killed: exit 4"; else bad "qemu killed: exit $rc" "$(tail -3 "$T/qemukill.err")"; fi
 check_clean "qemu killed"
 
-echo "# virtual SENTER (protocol 3: the launch enters the MLE; include/abi/vsenter.h)"
+echo "# virtual SENTER (protocol 4: the launch enters the MLE; include/abi/vsenter.h)"
 # what the host must measure: testk's read-only image, exactly as in its ELF file, and where
 # its MLE header, entry point and GDT are
 objcopy -O binary -j .mle "$TESTK" "$T/mle.bin"
@@ -515,6 +515,8 @@ check_launch() {  # NAME [N [CPUS]]: launch #N (default 1) of testk's own image 
     count_lines "$1" out "TESTK: vsenter launch:" 0
     last_err_line "$1" "vtboot-qemu: guest powered off"
 }
+# testk's requests carry one id (testk.c), which every refusal of them names
+TK_ERR="VSENTER-ERR 4 id=0x7e57c0de"
 run vsenter 0 "${BASE[@]}" --vtboot-cmdline "action=vsenter pcr" -v
 has_line vsenter out "TESTK: pcr before: PCR17 sha256=$FF256"
 check_launch vsenter
@@ -524,15 +526,18 @@ run vstwice 0 "${BASE[@]}" --vtboot-cmdline "action=vstwice"
 check_launch vstwice 2
 # malformed lines first, each answered; then the launch
 run vsgarbage 0 "${BASE[@]}" --vtboot-cmdline "action=vsgarbage"
-for want in "bad 0: VSENTER-ERR 3 not a VSENTER request" "bad 1: VSENTER-ERR 3 unsupported protocol 2" \
-            "bad 2: VSENTER-ERR 3 malformed request" "bad 3: VSENTER-ERR 3 malformed request" \
-            "bad 4: VSENTER-ERR 3 malformed request" "bad 5: VSENTER-ERR 3 MLE header crosses 4 GiB" \
-            "bad 6: VSENTER-ERR 3 MLE header not in guest RAM" "bad long: VSENTER-ERR 3 line too long" \
-            "bad binary: VSENTER-ERR 3 not a VSENTER request"; do
+for want in "bad 0: VSENTER-ERR 4 not a VSENTER request" "bad 1: VSENTER-ERR 4 unsupported protocol 3" \
+            "bad 2: VSENTER-ERR 4 id=0x00000001 malformed request" \
+            "bad 3: VSENTER-ERR 4 id=0x00000002 malformed request" \
+            "bad 4: VSENTER-ERR 4 id=0x00000003 malformed request" \
+            "bad 5: VSENTER-ERR 4 id=0x00000004 MLE header crosses 4 GiB" \
+            "bad 6: VSENTER-ERR 4 id=0x00000005 MLE header not in guest RAM" \
+            "bad 7: VSENTER-ERR 4 malformed request" "bad long: VSENTER-ERR 4 line too long" \
+            "bad binary: VSENTER-ERR 4 not a VSENTER request"; do
     has_line vsgarbage out "TESTK: vsenter $want"
 done
-has_line vsgarbage err "vtboot-qemu: virtual SENTER: refused: unsupported protocol 2"
-count_lines vsgarbage err "vtboot-qemu: virtual SENTER: refused: " 9
+has_line vsgarbage err "vtboot-qemu: virtual SENTER: refused: unsupported protocol 3"
+count_lines vsgarbage err "vtboot-qemu: virtual SENTER: refused: " 10
 check_launch vsgarbage
 # MLE headers that must be refused (copies of testk's with one field wrong, in a page-aligned
 # fake MLE at testk's `fake`), then a valid header without the GDT in its range; each refusal
@@ -540,7 +545,7 @@ check_launch vsgarbage
 FK=$((0x$(sym fake)))
 run vsbadhdr 0 "${BASE[@]}" --vtboot-cmdline "action=vsbadhdr"
 while IFS='|' read -r what why; do
-    has_line vsbadhdr out "TESTK: vsenter $what: VSENTER-ERR 3 $why"
+    has_line vsbadhdr out "TESTK: vsenter $what: $TK_ERR $why"
     has_line vsbadhdr err "vtboot-qemu: virtual SENTER: refused: $why"
 done <<EOT
 no header|MLE header at 0x$(hex8 $FK): bad UUID
@@ -567,7 +572,7 @@ check_launch vsbadhdr
 GC=$((0x$(sym gdt_copy)))
 run vsbadstate 0 "${BASE[@]}" --vtboot-cmdline "action=vsbadstate"
 while IFS='|' read -r what why; do
-    has_line vsbadstate out "TESTK: vsenter $what: VSENTER-ERR 3 $why"
+    has_line vsbadstate out "TESTK: vsenter $what: $TK_ERR $why"
     has_line vsbadstate err "vtboot-qemu: virtual SENTER: refused: $why"
 done <<EOT
 interrupts on|CPU 0 has interrupts on
@@ -583,7 +588,7 @@ check_launch vsbadstate
 while IFS='|' read -r arm why; do
     run "vsarm-$arm" 0 "${BASE[@]}" --vtboot-cmdline "action=vsarm arm=$arm pcr"
     has_line "vsarm-$arm" out "TESTK: armed $arm"
-    has_line "vsarm-$arm" out "TESTK: vsenter launch: VSENTER-ERR 3 $why"
+    has_line "vsarm-$arm" out "TESTK: vsenter launch: $TK_ERR $why"
     has_line "vsarm-$arm" err "vtboot-qemu: virtual SENTER: refused: $why"
     has_line "vsarm-$arm" out "TESTK: pcr after: PCR17 sha256=$FF256"
     has_line "vsarm-$arm" out "TESTK: CONFIG_ADDRESS after the answer: 8000fb34"
@@ -596,7 +601,7 @@ pci-msi|PCI 00:1f.2: MSI enabled
 dr7|CPU 0: DR7 0x00000401: breakpoints armed
 EOT
 run vsarm-pci-msix 0 "${BASE[@]}" --vtboot-cmdline "action=vsarm arm=pci-msix" -- -device virtio-rng-pci
-has_line vsarm-pci-msix out "TESTK: vsenter launch: VSENTER-ERR 3 PCI 00:01.0: MSI-X enabled"
+has_line vsarm-pci-msix out "TESTK: vsenter launch: $TK_ERR PCI 00:01.0: MSI-X enabled"
 # behind a pci-bridge: the launcher follows it to bus 1 (a control, then bus mastering there)
 BRIDGE=(-device pci-bridge,id=br,chassis_nr=1,addr=5 -device virtio-rng-pci,bus=br,addr=3)
 run vsbridge 0 "${BASE[@]}" --vtboot-cmdline "action=vsenter pcr" -v -- "${BRIDGE[@]}"
@@ -605,13 +610,13 @@ check_launch vsbridge
 count_lines vsbridge err "vtboot-qemu: virtual SENTER: event sources of 1 CPUs, the I/O APIC, the HPET and 6 PCI functions (98 configuration reads) checked in " 2
 grep -a "event sources of" "$T/vsbridge.err" | head -1 | sed 's/^.*vtboot-qemu: virtual SENTER: /     testk, bridge: /'
 run vsarm-pci-bme-bus1 0 "${BASE[@]}" --vtboot-cmdline "action=vsarm arm=pci-bme-bus1" -- "${BRIDGE[@]}"
-has_line vsarm-pci-bme-bus1 out "TESTK: vsenter launch: VSENTER-ERR 3 PCI 01:03.0: bus mastering enabled"
+has_line vsarm-pci-bme-bus1 out "TESTK: vsenter launch: $TK_ERR PCI 01:03.0: bus mastering enabled"
 run vshpet 0 "${BASE[@]}" --vtboot-cmdline "action=vsenter" -- -machine hpet=on
-has_line vshpet out "TESTK: vsenter launch: VSENTER-ERR 3 HPET: present in the machine"
+has_line vshpet out "TESTK: vsenter launch: $TK_ERR HPET: present in the machine"
 has_line vshpet err "vtboot-qemu: virtual SENTER: refused: HPET: present in the machine"
 # the request from CPU 1 while CPU 0 halts
 run vsap 0 "${BASE[@]}" --smp 2 --vtboot-cmdline "action=vsap"
-has_line vsap out "TESTK: ap vsenter: VSENTER-ERR 3 CPU 1: the launching CPU is not the BSP (CPU 0)"
+has_line vsap out "TESTK: ap vsenter: $TK_ERR CPU 1: the launching CPU is not the BSP (CPU 0)"
 count_lines vsap err "vtboot-qemu: virtual SENTER: launched " 0
 # controls: LINT0 in ExtINT mode, a Fixed error LVT and a lowest-priority I/O APIC pin launch
 for arm in lint0-extint error-fixed ioapic-lowest; do
@@ -625,12 +630,12 @@ if grep -aq -- "-machine q35,hpet=off " "$T/hpetoff.err"; then ok "hpetoff: QEMU
 # two CPUs: the second one spinning, then halted with interrupts on (both refused), then in
 # wait-for-SIPI after an INIT (launched)
 run vssmp 0 "${BASE[@]}" --smp 2 --vtboot-cmdline "action=vssmp pcr" -v
-has_line vssmp out "TESTK: vsenter ap spinning: VSENTER-ERR 3 CPUs 0 and 1 are both running: every CPU but the launching one must be halted"
-has_line vssmp out "TESTK: vsenter ap halted with interrupts on: VSENTER-ERR 3 CPU 1 is halted with interrupts on"
+has_line vssmp out "TESTK: vsenter ap spinning: $TK_ERR CPUs 0 and 1 are both running: every CPU but the launching one must be halted"
+has_line vssmp out "TESTK: vsenter ap halted with interrupts on: $TK_ERR CPU 1 is halted with interrupts on"
 has_line vssmp out "TESTK: ap in wait-for-SIPI"
 # on a loaded host the INITed AP may still run when the host looks: testk says so and retries
 count_lines vssmp err "vtboot-qemu: virtual SENTER: refused: " \
-    $((2 + $(grep -ac "TESTK: vsenter retry after INIT: VSENTER-ERR 3 CPUs 0 and 1 are both running" "$T/vssmp.out")))
+    $((2 + $(grep -ac "TESTK: vsenter retry after INIT: $TK_ERR CPUs 0 and 1 are both running" "$T/vssmp.out")))
 check_launch vssmp 1 2
 grep -a "virtual SENTER took" "$T/vssmp.err" | tail -1 | sed 's/^.*vtboot-qemu: /     testk, 2 CPUs: /'
 # through GRUB (multiboot2 loads the same ELF at the same addresses), on pc with SeaBIOS's
@@ -664,7 +669,7 @@ has_line vsbig out "TESTK: pcr after: PCR17 sha1=$B1"
 grep -a "virtual SENTER took" "$T/vsbig.err" | sed 's/^.*vtboot-qemu: /     16 MiB: /'
 # failures that the guest cannot provoke: none before a request reaches the host
 run vsnotpm 0 "${BASE[@]}" --no-tpm --vtboot-cmdline "action=vsenter"
-has_line vsnotpm out "TESTK: vsenter launch: VSENTER-ERR 3 no TPM"
+has_line vsnotpm out "TESTK: vsenter launch: $TK_ERR no TPM"
 has_line vsnotpm err "vtboot-qemu: virtual SENTER: refused: no TPM"
 run vsnodrtm 0 "${BASE[@]}" --no-drtm --vtboot-cmdline "action=vsenter pcr"
 has_line vsnodrtm out "TESTK: no VSENTER UART"

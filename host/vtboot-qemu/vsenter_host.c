@@ -27,8 +27,6 @@
 #define GDB_IDLE_WAIT_MS 3000    /* for the debugger's outstanding packet to be answered */
 #define TPM_TIMEOUT_MS 10000
 
-static void reply(struct vsenter_host *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
 /* as much of the queue as the socket takes now */
 static void flush(struct vsenter_host *v)
 {
@@ -49,31 +47,26 @@ static void flush(struct vsenter_host *v)
     }
 }
 
-/* Queues one answer line and writes what the socket takes; the rest goes out when the socket
- * is writable (on_io). parse() makes room for one answer before each byte it hands on. */
-static void reply(struct vsenter_host *v, const char *fmt, ...)
+/* Logs the refusal of rq (NULL: a line that named no request) and queues its answer line,
+ * writing what the socket takes; the rest goes out when the socket is writable (on_io).
+ * parse() makes room for one answer before each byte it hands on. */
+static void answer_refusal(struct vsenter_host *v, const struct vs_request *rq, const char *why)
 {
     char buf[VS_REPLY_MAX];
-    va_list ap;
-    int n;
+    size_t n;
 
-    va_start(ap, fmt);
-    n = vsnprintf(buf, sizeof(buf) - 1, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        return;
-    if ((size_t)n > sizeof(buf) - 2)
-        n = (int)sizeof(buf) - 2;
-    buf[n++] = '\n';
-    log_dbg("vsenter> %.*s", n - 1, buf);
+    log_msg("virtual SENTER: refused: %s", why);
+    vs_refusal(rq, why, buf, sizeof(buf));
+    n = strlen(buf);
+    log_dbg("vsenter> %.*s", (int)n - 1, buf);
     if (v->fd < 0)
         return;
-    if ((size_t)n > sizeof(v->out) - v->out_len) {
+    if (n > sizeof(v->out) - v->out_len) {
         log_msg("warning: virtual SENTER: answer queue full, answer dropped");
         return;
     }
-    memcpy(v->out + v->out_len, buf, (size_t)n);
-    v->out_len += (size_t)n;
+    memcpy(v->out + v->out_len, buf, n);
+    v->out_len += n;
     flush(v);
 }
 
@@ -449,16 +442,16 @@ out:
 
 /* A refusal before the measurement: the CPUs run on where they were, the guest gets the
  * reason. */
-static void refuse(struct vsenter_host *v, bool stopped, bool was_running, const char *why)
+static void refuse(struct vsenter_host *v, const struct vs_request *rq, bool stopped,
+                   bool was_running, const char *why)
 {
     char qerr[256];
 
-    log_msg("virtual SENTER: refused: %s", why);
     if (stopped && was_running &&
         qmp_exec(v->qmp, "cont", NULL, qerr, sizeof(qerr), QMP_TIMEOUT_MS) != 0)
         log_msg("warning: virtual SENTER: cannot resume the guest: %s", qerr);
     gdbmux_release(v->gdb);
-    reply(v, VSENTER_ERR_PREFIX "%d %s", VSENTER_PROTOCOL, why);
+    answer_refusal(v, rq, why);
 }
 
 /* A failure once the measurement has begun: PCR 17 may be reset, and no guest code but the
@@ -492,13 +485,13 @@ static void launch(struct vsenter_host *v, const struct vs_request *rq)
     v->requests++;
     /* 1. the debugger's bytes wait, the CPUs stop, their state */
     if (gdbmux_hold(v->gdb, GDB_IDLE_WAIT_MS, err, sizeof(err)) != 0) {
-        refuse(v, false, false, err);
+        refuse(v, rq, false, false, err);
         return;
     }
     stops0 = v->gdb->stops_passed;
     if (qmp_status(v->qmp, status, sizeof(status), qerr, sizeof(qerr), QMP_TIMEOUT_MS) != 0) {
         log_msg("warning: virtual SENTER: %s", qerr);
-        refuse(v, false, false, "cannot pause the guest");
+        refuse(v, rq, false, false, "cannot pause the guest");
         return;
     }
     was_running = !strcmp(status, "running");
@@ -506,34 +499,34 @@ static void launch(struct vsenter_host *v, const struct vs_request *rq)
     gdbmux_swallow_stops(v->gdb);
     if (qmp_exec(v->qmp, "stop", NULL, qerr, sizeof(qerr), QMP_TIMEOUT_MS) != 0) {
         log_msg("warning: virtual SENTER: %s", qerr);
-        refuse(v, false, false, "cannot pause the guest");
+        refuse(v, rq, false, false, "cannot pause the guest");
         return;
     }
     if (count_cpus(v, err, sizeof(err)) != 0 || read_cpus(v, "before", &cpus_before, err, sizeof(err)) != 0) {
-        refuse(v, true, was_running, err);
+        refuse(v, rq, true, was_running, err);
         return;
     }
     cpu = cpustate_launch_cpu(&cpus_before, err, sizeof(err));
     if (cpu < 0 || check_platform(v, err, sizeof(err)) != 0) {
-        refuse(v, true, was_running, err);
+        refuse(v, rq, true, was_running, err);
         return;
     }
     /* 2. the MLE header */
     buf = read_guest(v, rq->mle_hdr, sizeof(hdr), err, sizeof(err));
     if (!buf) {
-        refuse(v, true, was_running, err);
+        refuse(v, rq, true, was_running, err);
         return;
     }
     memcpy(&hdr, buf, sizeof(hdr));
     free(buf);
     if (mlehdr_check(&hdr, rq->mle_base, rq->mle_hdr, v->lowmem, &r, err, sizeof(err)) != 0) {
-        refuse(v, true, was_running, err);
+        refuse(v, rq, true, was_running, err);
         return;
     }
     /* 3. the measured range, holding that header, and the GDT in it */
     mle = read_guest(v, r.start, r.end - r.start, err, sizeof(err));
     if (!mle) {
-        refuse(v, true, was_running, err);
+        refuse(v, rq, true, was_running, err);
         return;
     }
     if (memcmp(mle + (r.hdr - r.start), &hdr, sizeof(hdr))) {
@@ -589,7 +582,7 @@ static void launch(struct vsenter_host *v, const struct vs_request *rq)
     return;
 refused:
     free(mle);
-    refuse(v, true, was_running, err);
+    refuse(v, rq, true, was_running, err);
     return;
 failed:
     free(mle);
@@ -605,13 +598,11 @@ static void handle_line(struct vsenter_host *v, const char *line)
     if (v->dead)
         return;
     if (vs_parse(line, v->lowmem, &rq, err, sizeof(err)) != 0) {
-        log_msg("virtual SENTER: refused: %s", err);
-        reply(v, VSENTER_ERR_PREFIX "%d %s", VSENTER_PROTOCOL, err);
+        answer_refusal(v, &rq, err);
         return;
     }
     if (!v->have_tpm) {
-        log_msg("virtual SENTER: refused: no TPM");
-        reply(v, VSENTER_ERR_PREFIX "%d no TPM", VSENTER_PROTOCOL);
+        answer_refusal(v, &rq, "no TPM");
         return;
     }
     launch(v, &rq);
@@ -625,10 +616,8 @@ static void parse(struct vsenter_host *v)
 
         if (r == 1)
             handle_line(v, v->lines.buf);
-        else if (r == 2 && !v->dead) {
-            log_msg("virtual SENTER: refused: line too long");
-            reply(v, VSENTER_ERR_PREFIX "%d line too long", VSENTER_PROTOCOL);
-        }
+        else if (r == 2 && !v->dead)
+            answer_refusal(v, NULL, "line too long");
         if (r)
             vs_lines_next(&v->lines);
     }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The virtual SENTER, host side (protocol 3: include/abi/vsenter.h). QEMU attaches the guest's
+ * The virtual SENTER, host side (protocol 4: include/abi/vsenter.h). QEMU attaches the guest's
  * second UART (0x2f8) to our socket. On a request we pause every CPU (QMP stop), check the
  * CPUs' state (HMP info registers -a), the platform's event sources (every local APIC, the
  * I/O APIC, the HPET, every PCI function: platstate.h), the MLE header and the measured range

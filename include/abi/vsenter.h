@@ -9,10 +9,20 @@
  * socket (`-device isa-serial,iobase=0x2f8,irq=3`). Lines are ASCII, '\n'-terminated, at most
  * VSENTER_LINE_MAX bytes with the '\n'.
  *
- *   guest: "VSENTER 3 mle_base=0x%08x mle_hdr=0x%08x\n"
+ *   guest: "VSENTER 4 id=0x%08x mle_base=0x%08x mle_hdr=0x%08x\n"
+ *          id: the requester's own number for this request, echoed in the refusal (below);
  *          mle_base: physical address of the MLE image's first byte (the origin of the MLE
  *          header's *_off fields); mle_hdr: physical address of its MLE header (abi/mle.h).
  *          The requester then spins, interrupts off, until it is replaced or refused.
+ *   host:  "VSENTER-ERR 4 id=0x%08x <reason>\n", the request's id as it read it, or
+ *          "VSENTER-ERR 4 <reason>\n" for a line whose id it could not read.
+ *          The id is what ties an answer to its request: answers to an earlier requester
+ *          that never read them (the loader, say) still wait in the UART or on their way, and
+ *          a requester takes only the line with its own id as its answer (protocol 3 took any
+ *          refusal, and so once a stale one). A number that differs from the earlier
+ *          requests' is enough (vtboot takes the TSC's low half); a requester that can be
+ *          made to see a forged refusal loses only a launch that whoever forged it could
+ *          have kept from happening anyway.
  *
  * The host, with every CPU paused (QMP stop):
  *  1. Reads every CPU's state (HMP `info registers -a`). The launching CPU is the only one not
@@ -47,7 +57,7 @@
  *       ports 0xcf8/0xcfc, the port's old address restored): bus mastering off (no DMA and no
  *       MSI: QEMU sends both through the bus-master address space), MSI enable and MSI-X
  *       enable off (an MSI is a memory write with any address and delivery mode).
- *     Anything else: "VSENTER-ERR 3 <source>: <what>", the source named as "CPU <n>",
+ *     Anything else: the refusal "<source>: <what>", the source named as "CPU <n>",
  *     "LAPIC <n> <LVT>" (LVT one of LINT0, LINT1, timer, thermal, perf, error), "IOAPIC pin
  *     <n>", "HPET" or "PCI <bb:dd.f>" (vtboot-qemu's exact reasons: host/lib/platstate.h,
  *     host/lib/cpustate.h). The guest quiesces these before it asks (vtboot's pre-launch
@@ -66,8 +76,8 @@
  *     non-empty command line inside that range, no reserved capability bit.
  *  3. Reads the measured range [mle_base + mle_start_off, mle_base + mle_end_off) and checks
  *     that it holds the same header.
- *  Any failure so far: "VSENTER-ERR 3 <reason>\n" back to the guest (and on the launcher's
- *  log), every CPU resumes where it was, no PCR changed.
+ *  Any failure so far: the refusal back to the guest (and on the launcher's log), every CPU
+ *  resumes where it was, no PCR changed.
  *  4. swtpm's locality-4 hash sequence over the range (CMD_HASH_START/DATA/END): PCRs 17-22
  *     reset to 0, PCR 17 = H(0 || H(MLE)) in every active bank.
  *  5. Through QEMU's gdbstub, on the launching CPU: EFER = 0, CR4 = 0, CR0 = PE|ET, CR3 = 0;
@@ -103,12 +113,13 @@
 #define ABI_VSENTER_H
 
 #define VSENTER_UART_PORT 0x2f8u
-#define VSENTER_PROTOCOL 3
+#define VSENTER_PROTOCOL 4
 #define VSENTER_LINE_MAX 160u
 #define VSENTER_MLE_MAX (16u << 20)     /* the host refuses larger MLEs */
 
-#define VSENTER_REQUEST_FMT "VSENTER %d mle_base=0x%08x mle_hdr=0x%08x\n"
+#define VSENTER_REQUEST_FMT "VSENTER %d id=0x%08x mle_base=0x%08x mle_hdr=0x%08x\n"
 #define VSENTER_ERR_PREFIX "VSENTER-ERR "
+#define VSENTER_ERR_ID_FMT VSENTER_ERR_PREFIX "%d id=0x%08x "   /* then the reason */
 
 #define VSENTER_SEL_CODE 0x10
 #define VSENTER_SEL_DATA 0x18

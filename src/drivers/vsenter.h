@@ -8,8 +8,8 @@
 
 enum vsenter_result {
     VSENTER_ABSENT,                  /* no channel: a platform without (virtual) TXT */
-    VSENTER_REFUSED,                 /* the host answered with an error (in reply) */
-    VSENTER_NO_ANSWER,               /* timeout or a malformed answer */
+    VSENTER_REFUSED,                 /* the host refused (its reason in reason) */
+    VSENTER_NO_ANSWER,               /* no answer to this request before the deadline */
 };
 
 /*
@@ -18,7 +18,7 @@ enum vsenter_result {
  * why the launch did not happen. The caller runs with interrupts off on vtboot's GDT; while
  * it waits, the IDT is empty (the host requires it), and vtboot's IDT is back on return.
  */
-enum vsenter_result vsenter_request(uint32_t mle_base, uint32_t mle_hdr, char *reply,
-                                    size_t replylen);
+enum vsenter_result vsenter_request(uint32_t mle_base, uint32_t mle_hdr, char *reason,
+                                    size_t reasonlen);
 
 #endif

@@ -43,22 +43,23 @@ __attribute__((section(".handoff"))) struct handoff handoff;
 static void request_launch(const struct vtboot_options *opts)
 {
     enum vsenter_result r = VSENTER_ABSENT;
-    char reply[96];
+    char reason[96];
 
     timer_init();
     for (unsigned try = 1; try <= REQUEST_TRIES; try++) {
         prelaunch_quiesce();
         pr_info("requesting the dynamic launch (virtual SENTER) of the MLE at 0x%08x "
                 "(header 0x%08x)\n", sym_addr(_mle_start), sym_addr(&mle_header));
-        r = vsenter_request(sym_addr(_mle_start), sym_addr(&mle_header), reply, sizeof(reply));
+        r = vsenter_request(sym_addr(_mle_start), sym_addr(&mle_header), reason,
+                            sizeof(reason));
         if (r != VSENTER_REFUSED)
             break;
-        pr_warn("the host refused the launch: %s\n", reply);
+        pr_warn("the host refused the launch: %s\n", reason);
     }
     pr_err("NO DYNAMIC LAUNCH: %s%s\n",
            r == VSENTER_ABSENT ? "no virtual SENTER channel (platform without TXT)"
            : r == VSENTER_REFUSED ? "the host refused: " : "the host did not answer",
-           r == VSENTER_REFUSED ? reply : "");
+           r == VSENTER_REFUSED ? reason : "");
     if (r == VSENTER_NO_ANSWER)
         nolaunch_cap_unconfirmed(opts);
 }

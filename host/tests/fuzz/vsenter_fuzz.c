@@ -5,7 +5,8 @@
  * a lowmem from the first 8 bytes. Invariants, checked against an independent model of the
  * assembler: a line is everything since the last '\n' (a '\r' before the '\n' dropped), at
  * most VSENTER_LINE_MAX bytes, otherwise reported as over-long; a parsed request has exactly
- * the protocol's text form, its numbers read back from the line, and its header in lowmem.
+ * the protocol's text form, its numbers read back from the line, and its header in lowmem; a
+ * refusal names the request's id exactly when the id was read.
  */
 #include "vsenter.h"
 
@@ -36,20 +37,47 @@ static const char *num(const char *p, unsigned long long *v)
 }
 
 /* the protocol's request, read independently: "VSENTER " 1-4 digits equal to
- * VSENTER_PROTOCOL, " mle_base=" number, " mle_hdr=" number, end */
-static int model_parse(const char *s, unsigned long long *b, unsigned long long *h)
+ * VSENTER_PROTOCOL, " id=" number (*has_id once read), " mle_base=" number, " mle_hdr="
+ * number, end */
+static int model_parse(const char *s, unsigned long long *id, int *has_id, unsigned long long *b,
+                       unsigned long long *h)
 {
     unsigned proto = 0;
     int d = 0;
 
+    *has_id = 0;
     if (strncmp(s, "VSENTER ", 8))
         return -1;
     for (s += 8; *s >= '0' && *s <= '9' && d < 4; s++, d++)
         proto = proto * 10 + (unsigned)(*s - '0');
-    if (!d || proto != VSENTER_PROTOCOL || strncmp(s, " mle_base=", 10) || !(s = num(s + 10, b)) ||
-        strncmp(s, " mle_hdr=", 9) || !(s = num(s + 9, h)) || *s)
+    if (!d || proto != VSENTER_PROTOCOL || strncmp(s, " id=", 4) || !(s = num(s + 4, id)))
+        return -1;
+    *has_id = 1;
+    if (strncmp(s, " mle_base=", 10) || !(s = num(s + 10, b)) || strncmp(s, " mle_hdr=", 9) ||
+        !(s = num(s + 9, h)) || *s)
         return -1;
     return 0;
+}
+
+/* the refusal line, read independently: the protocol's head, the id when it was read, the
+ * reason cut to fit, '\n' */
+static void check_refusal(const struct vs_request *rq, const char *reason)
+{
+    char out[VSENTER_LINE_MAX + 64], want[VSENTER_LINE_MAX + 64];
+    int n;
+
+    vs_refusal(rq, reason, out, sizeof(out));
+    if (rq->has_id)
+        n = snprintf(want, sizeof(want), "VSENTER-ERR %d id=0x%08x %s", VSENTER_PROTOCOL, rq->id,
+                     reason);
+    else
+        n = snprintf(want, sizeof(want), "VSENTER-ERR %d %s", VSENTER_PROTOCOL, reason);
+    check(n > 0);
+    if ((size_t)n > sizeof(want) - 2)
+        n = (int)sizeof(want) - 2;
+    want[n] = '\n';
+    want[n + 1] = 0;
+    check(!strcmp(out, want));
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -85,8 +113,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             check(r == 2);
         } else {
             struct vs_request rq;
-            unsigned long long b = 0, h = 0;
-            int mrc;
+            unsigned long long id = 0, b = 0, h = 0;
+            int mrc, has_id;
 
             check(r == 1);
             if (mlen && model[mlen - 1] == '\r')
@@ -95,15 +123,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             /* a NUL in the line ends the C string early: only what is before it counts */
             check(memchr(model, 0, mlen) || strlen(l.buf) == mlen);
             err[0] = 0;
-            mrc = model_parse(l.buf, &b, &h);
+            mrc = model_parse(l.buf, &id, &has_id, &b, &h);
             if (vs_parse(l.buf, lowmem, &rq, err, sizeof(err)) == 0) {
-                check(mrc == 0 && b == rq.mle_base && h == rq.mle_hdr);
+                check(mrc == 0 && id == rq.id && b == rq.mle_base && h == rq.mle_hdr);
                 check(h + 0x34 <= lowmem && h + 0x34 <= 1ull << 32);
             } else {
                 check(err[0] != 0 && strlen(err) < sizeof(err));
                 /* refused only for the format, or for where the header lies */
                 check(mrc != 0 || h + 0x34 > lowmem || h + 0x34 > 1ull << 32);
             }
+            check(rq.has_id == has_id && (!has_id || rq.id == id));
+            check_refusal(&rq, err[0] ? err : l.buf);
         }
         vs_lines_next(&l);
         mlen = 0;

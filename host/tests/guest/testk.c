@@ -492,8 +492,13 @@ static void print_nv(void)
 static void s3_sleep(void) __attribute__((noreturn));
 static void poweroff(void) __attribute__((noreturn));
 
-/* ---- VSENTER (protocol 3: include/abi/vsenter.h) ---- */
+/* ---- VSENTER (protocol 4: include/abi/vsenter.h) ---- */
 #define COM2 VSENTER_UART_PORT
+/* testk's requests, all with one id: the tests expect "VSENTER-ERR 4 id=0x7e57c0de <reason>" */
+#define VS_REQUEST_TEMPLATE "VSENTER 4 id=0x7e57c0de mle_base=0x________ mle_hdr=0x________\n"
+#define VS_REQUEST_BASE 35
+#define VS_REQUEST_HDR 54
+_Static_assert(sizeof(VS_REQUEST_TEMPLATE) == VS_REQUEST_HDR + 10, "request template offsets");
 #define RAM_MB_DEFAULT 512u
 
 /* testk's MLE header: its measured range is the .mle section (link.ld), the entry is
@@ -597,11 +602,11 @@ static void lidt(uint32_t base, uint16_t limit)
 /* The request line, in three pieces (the host must assemble lines) */
 static void vs_send_request(uint32_t base, uint32_t hdr)
 {
-    char req[80] = "VSENTER 3 mle_base=0x________ mle_hdr=0x________\n";
+    char req[80] = VS_REQUEST_TEMPLATE;
 
-    hex8(req + 21, base);
-    hex8(req + 40, hdr);
-    req[48] = 0;
+    hex8(req + VS_REQUEST_BASE, base);
+    hex8(req + VS_REQUEST_HDR, hdr);
+    req[VS_REQUEST_HDR + 8] = 0;
     {
         char save = req[12];
 
@@ -687,12 +692,13 @@ static void vs_garbage(void)
 {
     static const char *bad[] = {
         "hello\n",
-        "VSENTER 2 mle_base=0x00100000 mle_hdr=0x00100000\n",    /* protocol 2's line */
-        "VSENTER 3 mle_base=0x00100000 mle_size=0x00001000\n",
-        "VSENTER 3 mle_base=0x00100000 mle_hdr=0x1000 extra\n",
-        "VSENTER 3 mle_base=0x001000000 mle_hdr=0x00100000\n",
-        "VSENTER 3 mle_base=0x00100000 mle_hdr=0xffffffe0\n",
-        "VSENTER 3 mle_base=0x00100000 mle_hdr=0x1ffffff0\n",
+        "VSENTER 3 mle_base=0x00100000 mle_hdr=0x00100000\n",    /* protocol 3's line */
+        "VSENTER 4 id=0x1 mle_base=0x00100000 mle_size=0x00001000\n",
+        "VSENTER 4 id=0x2 mle_base=0x00100000 mle_hdr=0x1000 extra\n",
+        "VSENTER 4 id=0x3 mle_base=0x001000000 mle_hdr=0x00100000\n",
+        "VSENTER 4 id=0x4 mle_base=0x00100000 mle_hdr=0xffffffe0\n",
+        "VSENTER 4 id=0x5 mle_base=0x00100000 mle_hdr=0x1ffffff0\n",
+        "VSENTER 4 mle_base=0x00100000 mle_hdr=0x00100000\n",    /* no id */
     };
     char reply[256];
 
@@ -1040,9 +1046,9 @@ static void vs_from_ap(void)
     char *line = (char *)(AP_CODE + n);
 
     memcpy((void *)AP_CODE, ap_request16, n);
-    memcpy(line, "VSENTER 3 mle_base=0x________ mle_hdr=0x________\n", 50);
-    hex8(line + 21, (uint32_t)__mle_start);
-    hex8(line + 40, (uint32_t)&testk_mle_hdr);
+    memcpy(line, VS_REQUEST_TEMPLATE, sizeof(VS_REQUEST_TEMPLATE));
+    hex8(line + VS_REQUEST_BASE, (uint32_t)__mle_start);
+    hex8(line + VS_REQUEST_HDR, (uint32_t)&testk_mle_hdr);
     _Static_assert(AP_FLAG - AP_CODE == 0xff0, "AP_FLAG_OFF in entry.S");
     print("TESTK: request from CPU 1\n");
     mw8(AP_FLAG, 0);

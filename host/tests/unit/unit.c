@@ -44,38 +44,56 @@ char *unit_data(const char *name)
 
 static void test_vs_parse(void)
 {
-    static const struct { const char *line; int ok; const char *err; uint32_t base, hdr; } t[] = {
-        { "VSENTER 3 mle_base=0x00100000 mle_hdr=0x00105450", 1, NULL, 0x100000, 0x105450 },
-        { "VSENTER 3 mle_base=0x1 mle_hdr=0x1", 1, NULL, 1, 1 },
-        { "VSENTER 03 mle_base=0x00100000 mle_hdr=0x00100040", 1, NULL, 0x100000, 0x100040 },
-        { "VSENTER 3 mle_base=0xFFFFFFFF mle_hdr=0x0000ABCD", 1, NULL, 0xffffffff, 0xabcd },
+    static const struct {
+        const char *line; int ok; const char *err; uint32_t base, hdr; int has_id; uint32_t id;
+    } t[] = {
+        { "VSENTER 4 id=0x1 mle_base=0x00100000 mle_hdr=0x00105450", 1, NULL,
+          0x100000, 0x105450, 1, 1 },
+        { "VSENTER 4 id=0x1 mle_base=0x1 mle_hdr=0x1", 1, NULL, 1, 1, 1, 1 },
+        { "VSENTER 04 id=0xC0FFEE mle_base=0x00100000 mle_hdr=0x00100040", 1, NULL,
+          0x100000, 0x100040, 1, 0xc0ffee },
+        { "VSENTER 4 id=0x1 mle_base=0xFFFFFFFF mle_hdr=0x0000ABCD", 1, NULL,
+          0xffffffff, 0xabcd, 1, 1 },
         /* the header's 0x34 bytes must be in RAM (0x20000000 here) and below 4 GiB */
-        { "VSENTER 3 mle_base=0x0 mle_hdr=0x1fffffcc", 1, NULL, 0, 0x1fffffcc },
-        { "VSENTER 3 mle_base=0x0 mle_hdr=0x1fffffcd", 0, "MLE header not in guest RAM", 0, 0 },
-        { "VSENTER 3 mle_base=0x0 mle_hdr=0xffffffcc", 0, "MLE header not in guest RAM", 0, 0 },
-        { "VSENTER 3 mle_base=0x0 mle_hdr=0xffffffcd", 0, "MLE header crosses 4 GiB", 0, 0 },
-        { "VSENTER 1 mle_base=0x00100000 mle_size=0x00003788", 0, "unsupported protocol 1", 0, 0 },
-        { "VSENTER 2 mle_base=0x00100000 mle_hdr=0x1", 0, "unsupported protocol 2", 0, 0 },
-        { "VSENTER 3 mle_base=0x00100000 mle_size=0x1", 0, "malformed request", 0, 0 },
-        { "VSENTER 3 mle_base=0x00100000 mle_hdr=0x1 ", 0, "malformed request", 0, 0 },
-        { "VSENTER 3 mle_base=0x001000000 mle_hdr=0x1", 0, "malformed request", 0, 0 },
-        { "VSENTER 3 mle_base=00100000 mle_hdr=0x1", 0, "malformed request", 0, 0 },
-        { "VSENTER 3 mle_base=0x mle_hdr=0x1", 0, "malformed request", 0, 0 },
-        { "VSENTER 3  mle_base=0x1 mle_hdr=0x1", 0, "malformed request", 0, 0 },
-        { "VSENTER 3 mle_hdr=0x1 mle_base=0x1", 0, "malformed request", 0, 0 },
-        { "VSENTER 3 mle_base=0x1 mle_hdr=0xg", 0, "malformed request", 0, 0 },
-        { "VSENTER", 0, "not a VSENTER request", 0, 0 },
-        { "VSENTER ", 0, "malformed request", 0, 0 },
-        { "VSENTER x", 0, "malformed request", 0, 0 },
-        { "VSENTER 99999 mle_base=0x1 mle_hdr=0x1", 0, "malformed request", 0, 0 },
-        { "", 0, "not a VSENTER request", 0, 0 },
-        { "vsenter 2 mle_base=0x1 mle_hdr=0x1", 0, "not a VSENTER request", 0, 0 },
+        { "VSENTER 4 id=0x1 mle_base=0x0 mle_hdr=0x1fffffcc", 1, NULL, 0, 0x1fffffcc, 1, 1 },
+        { "VSENTER 4 id=0x1 mle_base=0x0 mle_hdr=0x1fffffcd", 0, "MLE header not in guest RAM",
+          0, 0, 1, 1 },
+        { "VSENTER 4 id=0x1 mle_base=0x0 mle_hdr=0xffffffcc", 0, "MLE header not in guest RAM",
+          0, 0, 1, 1 },
+        { "VSENTER 4 id=0x1 mle_base=0x0 mle_hdr=0xffffffcd", 0, "MLE header crosses 4 GiB",
+          0, 0, 1, 1 },
+        { "VSENTER 1 mle_base=0x00100000 mle_size=0x00003788", 0, "unsupported protocol 1",
+          0, 0, 0, 0 },
+        { "VSENTER 2 mle_base=0x00100000 mle_hdr=0x1", 0, "unsupported protocol 2", 0, 0, 0, 0 },
+        { "VSENTER 4 id=0x1 mle_base=0x00100000 mle_size=0x1", 0, "malformed request", 0, 0, 1, 1 },
+        { "VSENTER 4 id=0x1 mle_base=0x00100000 mle_hdr=0x1 ", 0, "malformed request", 0, 0, 1, 1 },
+        { "VSENTER 4 id=0x1 mle_base=0x001000000 mle_hdr=0x1", 0, "malformed request", 0, 0, 1, 1 },
+        { "VSENTER 4 id=0x1 mle_base=00100000 mle_hdr=0x1", 0, "malformed request", 0, 0, 1, 1 },
+        { "VSENTER 4 id=0x1 mle_base=0x mle_hdr=0x1", 0, "malformed request", 0, 0, 1, 1 },
+        { "VSENTER 4 id=0x1  mle_base=0x1 mle_hdr=0x1", 0, "malformed request", 0, 0, 1, 1 },
+        { "VSENTER 4 id=0x1 mle_hdr=0x1 mle_base=0x1", 0, "malformed request", 0, 0, 1, 1 },
+        { "VSENTER 4 id=0x1 mle_base=0x1 mle_hdr=0xg", 0, "malformed request", 0, 0, 1, 1 },
+        /* the id: read before anything after it, so that a refusal can name the request */
+        { "VSENTER 4 mle_base=0x1 mle_hdr=0x1", 0, "malformed request", 0, 0, 0, 0 },
+        { "VSENTER 4 id=1 mle_base=0x1 mle_hdr=0x1", 0, "malformed request", 0, 0, 0, 0 },
+        { "VSENTER 4 id=0x123456789 mle_base=0x1", 0, "malformed request", 0, 0, 0, 0 },
+        { "VSENTER 4 id=0xffffffff mle_base=0x1", 0, "malformed request", 0, 0, 1, 0xffffffff },
+        { "VSENTER 3 mle_base=0x00100000 mle_hdr=0x00105450", 0, "unsupported protocol 3", 0, 0,
+          0, 0 },
+        { "VSENTER", 0, "not a VSENTER request", 0, 0, 0, 0 },
+        { "VSENTER ", 0, "malformed request", 0, 0, 0, 0 },
+        { "VSENTER x", 0, "malformed request", 0, 0, 0, 0 },
+        { "VSENTER 99999 mle_base=0x1 mle_hdr=0x1", 0, "malformed request", 0, 0, 0, 0 },
+        { "", 0, "not a VSENTER request", 0, 0, 0, 0 },
+        { "vsenter 2 mle_base=0x1 mle_hdr=0x1", 0, "not a VSENTER request", 0, 0, 0, 0 },
     };
     for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-        struct vs_request rq = { 0, 0 };
+        struct vs_request rq = { 0 };
         char err[128] = "";
         int rc = vs_parse(t[i].line, 0x20000000, &rq, err, sizeof(err));
 
+        CHECK(rq.has_id == t[i].has_id && (!t[i].has_id || rq.id == t[i].id),
+              "'%s': id %d 0x%x", t[i].line, rq.has_id, rq.id);
         if (t[i].ok)
             CHECK(rc == 0 && rq.mle_base == t[i].base && rq.mle_hdr == t[i].hdr,
                   "'%s' -> %d %s", t[i].line, rc, err);
@@ -85,8 +103,8 @@ static void test_vs_parse(void)
     /* random lines built from protocol pieces: an accepted one always has its header in RAM */
     {
         static const char *const piece[] = {
-            "VSENTER ", "1", "3", " ", "mle_base=", "mle_hdr=", "0x", "ffffffff", "00100000",
-            "0", "1fffffff", "01000000", "x", "\r", "", "1fffffcc",
+            "VSENTER ", "1", "4", " ", "mle_base=", "mle_hdr=", "0x", "ffffffff", "00100000",
+            "0", "1fffffff", "01000000", "x", "\r", "id=", "1fffffcc",
         };
         bool ok = true;
 
@@ -119,9 +137,10 @@ static void test_vs_parse(void)
             struct vs_request rq;
             bool want = (uint64_t)hdr + 0x34 <= 0x20000000;
 
-            snprintf(line, sizeof(line), "VSENTER 3 mle_base=0x%x mle_hdr=0x%08x", base, hdr);
+            snprintf(line, sizeof(line), "VSENTER 4 id=0x%x mle_base=0x%x mle_hdr=0x%08x", i, base,
+                     hdr);
             if (vs_parse(line, 0x20000000, &rq, err, sizeof(err)) == 0) {
-                ok = ok && want && rq.mle_base == base && rq.mle_hdr == hdr;
+                ok = ok && want && rq.id == (uint32_t)i && rq.mle_base == base && rq.mle_hdr == hdr;
                 accepted++;
             } else {
                 ok = ok && !want;
@@ -133,6 +152,23 @@ static void test_vs_parse(void)
     CHECK(vs_lowmem("q35", 3ull << 30) == 2ull << 30, "q35 3G");
     CHECK(vs_lowmem("pc", 3ull << 30) == 3ull << 30, "pc 3G");
     CHECK(vs_lowmem("pc", 4ull << 30) == 3ull << 30, "pc 4G");
+}
+
+static void test_vs_refusal(void)
+{
+    struct vs_request rq = { .has_id = true, .id = 0x5a };
+    char out[48], big[VSENTER_LINE_MAX + 64];
+
+    vs_refusal(&rq, "CPU 0 is in SMM", big, sizeof(big));
+    CHECK(!strcmp(big, "VSENTER-ERR 4 id=0x0000005a CPU 0 is in SMM\n"), "refusal '%s'", big);
+    vs_refusal(NULL, "line too long", big, sizeof(big));
+    CHECK(!strcmp(big, "VSENTER-ERR 4 line too long\n"), "refusal without a request '%s'", big);
+    rq.has_id = false;
+    vs_refusal(&rq, "malformed request", big, sizeof(big));
+    CHECK(!strcmp(big, "VSENTER-ERR 4 malformed request\n"), "refusal without an id '%s'", big);
+    rq.has_id = true;
+    vs_refusal(&rq, "a reason longer than the line can hold, cut", out, sizeof(out));
+    CHECK(!strcmp(out, "VSENTER-ERR 4 id=0x0000005a a reason longer th\n"), "cut '%s'", out);
 }
 
 static void test_vs_init_msi(void)
@@ -320,6 +356,7 @@ int main(int argc, char **argv)
     if (argc > 1)
         unit_data_dir = argv[1];
     test_vs_parse();
+    test_vs_refusal();
     test_vs_init_msi();
     test_vs_lines();
     test_tpmctrl();
