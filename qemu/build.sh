@@ -59,13 +59,14 @@ elapsed() { echo "$(( $(date +%s) - t_start ))s"; }
 
 # The configure line (part of the key). --without-default-features turns every optional library
 # off; the launcher needs TCG, the TPM emulator backend and tpm-tis, chardevs, QMP and the
-# gdbstub. --without-default-devices with vtboot's device set (patch 0001:
+# gdbstub; nettle is QEMU's crypto for GETSEC[ENTERACCS] (the ACM's SHA-256 and RSA signature,
+# patch 0005). --without-default-devices with vtboot's device set (patch 0001:
 # configs/devices/x86_64-softmmu/vtboot.mak) builds q35 and the devices vtboot-qemu uses only.
 # --firmwarepath is Debian's own, so that the binary finds SeaBIOS and the option ROMs of the
 # installed packages without -L.
 QEMU_CONFIGURE_FLAGS="--target-list=x86_64-softmmu --without-default-features \
 --without-default-devices --with-devices-x86_64=vtboot \
---enable-tcg --enable-tpm --disable-docs --disable-user --disable-install-blobs \
+--enable-tcg --enable-tpm --enable-nettle --disable-docs --disable-user --disable-install-blobs \
 --disable-werror --enable-fdt=system --disable-slirp --disable-guest-agent --disable-tools \
 --audio-drv-list= --prefix=/nonexistent \
 --firmwarepath=/usr/share/qemu:/usr/share/seabios:/usr/lib/ipxe/qemu"

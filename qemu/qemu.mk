@@ -15,7 +15,7 @@ QEMU_DSC_SHA256  := 6b6bd27b947ec89e40a1d6b26d9c9f3c698ca691da13163e0483f6061bbb
 # takes SeaBIOS and the option ROMs from Debian's packages (--firmwarepath)
 DEPS  += qemu-system-x86 dpkg-dev debian-archive-keyring apt patch xz-utils gcc make pkg-config \
 	 python3 meson ninja-build libglib2.0-dev libpixman-1-dev libfdt-dev \
-	 zlib1g-dev seabios ipxe-qemu
+	 zlib1g-dev seabios ipxe-qemu nettle-dev libgmp-dev
 BUILD += $(OUT)/bin/qemu-system-x86_64-txt
 
 QEMU_INPUTS := qemu/build.sh scripts/cache-lib.sh qemu/qemu.mk \

@@ -147,8 +147,9 @@ def test_getsec_parameters_as_tboot_reads_them():
 
 
 def test_getsec_other_leaves_fault_before_a_launch():
-    """ENTERACCS, EXITAC, SENTER, SEXIT and WAKEUP are #GP(0) until authenticated-code mode
-    exists (patches 0005-0007); SMCTRL is #GP(0) outside the measured environment."""
+    """With EBX = ECX = 0: ENTERACCS is #GP(0) for a module of size 0 and EXITAC outside
+    authenticated-code mode (patch 0005; test_txt_acmode.py runs a module); SENTER, SEXIT and
+    WAKEUP until patches 0006-0007; SMCTRL outside the measured environment."""
     lines, _ = run_getsec(txt_qemu(), "leaves", machine=txt_machine())
     assert lines == ["start", *SMXE_ON,
                      *[getsec_line(LEAVES[leaf], 0, fault="#GP(0)") for leaf in (2, 3, 4, 5, 7, 8)],
