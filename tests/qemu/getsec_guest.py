@@ -2,9 +2,11 @@
 """Running host/tests/guest/getsec.elf (the TXT CPU and chipset probes) on a QEMU binary, for
 tests/qemu/test_txt_cpu.py and test_txt_chipset.py. The patched binary is part of `make`
 (BUILD, qemu/qemu.mk): when it is missing the tests fail, they never skip."""
+import contextlib
 import os
 import subprocess
 import tempfile
+import time
 
 import pytest
 
@@ -19,6 +21,29 @@ def need(path, how):
     if not os.path.exists(path):
         pytest.fail(f"{path} is missing: {how}", pytrace=False)
     return path
+
+
+@contextlib.contextmanager
+def swtpm_tis():
+    """A fresh swtpm for one run: yields the QEMU arguments of a tpm-tis on it."""
+    with tempfile.TemporaryDirectory() as tmp:
+        state = os.path.join(tmp, "state")
+        os.mkdir(state)
+        ctrl = os.path.join(tmp, "ctrl.sock")
+        sw = subprocess.Popen(["swtpm", "socket", "--tpm2", "--tpmstate", f"dir={state}",
+                               "--ctrl", f"type=unixio,path={ctrl}"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            for _ in range(200):
+                if os.path.exists(ctrl):
+                    break
+                time.sleep(0.05)
+            assert os.path.exists(ctrl), "swtpm did not create its control socket"
+            yield ["-chardev", f"socket,id=chrtpm,path={ctrl}",
+                   "-tpmdev", "emulator,id=tpm0,chardev=chrtpm", "-device", "tpm-tis,tpmdev=tpm0"]
+        finally:
+            sw.terminate()
+            sw.wait(timeout=10)
 
 
 def txt_qemu():

@@ -49,6 +49,8 @@ GUEST_GDT_LIMIT, GUEST_CS, GUEST_STACK = 23, 0x08, 16384
 GUEST_CR0 = 1 << 0 | 1 << 4 | 1 << 5
 # no TPM on these machines: TIS MMIO is unassigned, and q35 reads that as 0 (docs "0004")
 TIS_NO_DEVICE = 0
+# TPM_ACCESS bits where a TPM answers: tpmRegValidSts, tpmEstablishment (1: no DRTM has run)
+TIS_REG_VALID, TIS_ESTABLISHMENT = 0x80, 0x01
 # tboot's errorcode.h processor error codes, as TXT-SHUTDOWN writes them (valid bit 31)
 ERR_UNSUPPORTED_ACM, ERR_AUTH_FAIL, ERR_INVALID_ACM_FORMAT = 6, 7, 8
 ESTS_TXT_RESET = 1 << 0
@@ -163,6 +165,18 @@ def test_enteraccs_entry_state_and_exitac():
         "ENTERACCS again: ok",
         f"ACM magic = {ECHO_MAGIC:#x}",
         "done"]
+
+
+def test_tis_locality_3_answers_the_acm_only():
+    """With a TPM (tpm-tis on a fresh swtpm) the chipset decodes TIS locality 3 for the CPU in
+    authenticated-code mode only (patches 0005 and 0008): the ACM reads locality 3's ACCESS as
+    the TPM answers it (tpmRegValidSts, and tpmEstablishment: no DRTM has run; not active),
+    the same guest outside AC mode reads all-ones (not decoded)."""
+    with getsec_guest.swtpm_tis() as tpm:
+        lines = run_acm("enteraccs", ECHO, devices=tpm)
+    assert value(lines, "ACM TIS locality 3 ACCESS") == TIS_REG_VALID | TIS_ESTABLISHMENT, lines
+    assert value(lines, "TIS locality 3 ACCESS outside AC mode") == 0xFF, lines
+    assert lines[-1] == "done", lines
 
 
 def test_enteraccs_runs_its_authenticated_copy_while_a_device_writes_ram():

@@ -11,11 +11,6 @@ Debian's stock QEMU, where every locality answers (and REQUEST_USE at locality 1
 
 The patched binary is part of `make` (BUILD, qemu/qemu.mk): when it is missing these tests
 fail, they never skip."""
-import os
-import subprocess
-import tempfile
-import time
-
 import pytest
 
 import getsec_guest
@@ -29,27 +24,8 @@ DID_VID = 0x00011014                    # QEMU's tpm-tis: IBM (0x1014), device 0
 
 def run(qemu, machine):
     """case=tpm-loc's lines on `qemu` with tpm-tis on a fresh swtpm."""
-    with tempfile.TemporaryDirectory() as tmp:
-        state = os.path.join(tmp, "state")
-        os.mkdir(state)
-        ctrl = os.path.join(tmp, "ctrl.sock")
-        sw = subprocess.Popen(["swtpm", "socket", "--tpm2", "--tpmstate", f"dir={state}",
-                               "--ctrl", f"type=unixio,path={ctrl}"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        try:
-            for _ in range(200):
-                if os.path.exists(ctrl):
-                    break
-                time.sleep(0.05)
-            assert os.path.exists(ctrl), "swtpm did not create its control socket"
-            lines, _ = getsec_guest.run_getsec(
-                qemu, "tpm-loc", machine=machine,
-                extra=["-chardev", f"socket,id=chrtpm,path={ctrl}",
-                       "-tpmdev", "emulator,id=tpm0,chardev=chrtpm",
-                       "-device", "tpm-tis,tpmdev=tpm0"])
-        finally:
-            sw.terminate()
-            sw.wait(timeout=10)
+    with getsec_guest.swtpm_tis() as tpm:
+        lines, _ = getsec_guest.run_getsec(qemu, "tpm-loc", machine=machine, extra=tpm)
     assert lines[-1] == "done", f"case=tpm-loc did not run to its end: {lines}"
     return lines
 
