@@ -15,7 +15,7 @@
  * deadline. */
 static enum vsenter_result read_answer(uint32_t id, char *reason, size_t size)
 {
-    static struct vsenter_answer answer;
+    struct vsenter_answer answer;
     uint64_t deadline = timer_now_us() + VSENTER_TIMEOUT_US;
 
     vsenter_answer_start(&answer, id);
