@@ -53,7 +53,7 @@ PKG_FILES := $(OUT)/vtboot.gz $(BIN)/vtboot-qemu $(BIN)/vtboot-pcr $(BIN)/vtboot
              $(PKG_DIR)/grub.d/20_linux_vtboot $(PKG_MANS)
 BUILD += $(PKG_DIR)/vtboot-stat $(PKG_DIR)/grub.d/20_linux_vtboot
 
-.PHONY: pkg-files deb disk-image
+.PHONY: pkg-files deb disk-image disk-image-base
 pkg-files: $(PKG_FILES)
 
 # Rebuilt when anything that goes into the packages changes.
@@ -65,5 +65,9 @@ $(OUT)/deb/.stamp: $(DEB_INPUTS)
 
 deb: $(OUT)/deb/.stamp
 
-disk-image: $(OUT)/deb/.stamp
+# the image's Debian system needs no package: with -j2 it is made while the package builds
+disk-image-base:
+	scripts/build-disk-image.sh --base
+
+disk-image: $(OUT)/deb/.stamp disk-image-base
 	scripts/build-disk-image.sh $(OUT)/deb $(OUT)/disk

@@ -16,10 +16,15 @@
 #   image-<key>: when the .deb changed since (vtboot, the tools): setup-<key> + one boot that
 #                installs it over the old one (key: setup's and the .deb's SHA-256)
 # Older entries of each stage are removed when a new one is made. A lock serializes builders.
+# `build-disk-image.sh --base` makes stage A only: it needs no package, so `make disk-image`
+# runs it beside the package build.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-debdir=$1
-outdir=$2
+if [ "${1:-}" = --base ]; then
+    base_only=1 debdir= outdir=
+else
+    base_only= debdir=$1 outdir=$2
+fi
 cache=${VTBOOT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/vtboot}/disk-image
 suite=bookworm
 mirror=${VTBOOT_DEBIAN_MIRROR:-http://deb.debian.org/debian}
@@ -43,7 +48,7 @@ includes="/usr/share/doc/*/copyright /lib/modules/*/kernel/drivers/virtio/*
 log() { echo "disk-image: $*" >&2; }
 now() { date +%s; }
 
-mkdir -p "$cache" "$outdir"
+mkdir -p "$cache" ${outdir:+"$outdir"}
 exec 9> "$cache/.lock"
 flock 9
 
@@ -100,6 +105,8 @@ if [ ! -e "$base/disk.img" ]; then
     log "base system ready: kernel $kver, $(du -m "$base/disk.img" | cut -f1) MiB used" \
         "(mmdebstrap $((t1 - t0)) s, file system $(($(now) - t1)) s)"
 fi
+
+[ -z "$base_only" ] || exit 0
 
 # ---- stages B and C: the vtboot package installed in the system, by the system -------------
 deb=$(ls "$debdir"/vtboot_*_amd64.deb 2>/dev/null | head -n 1)
