@@ -14,26 +14,32 @@ UNIT_LDLIBS.crypto/openssl_compare_test := -lcrypto
 QEMU_TEST_JOBS ?= $(NPROC)
 PYTEST := /usr/bin/python3 -m pytest -p no:cacheprovider -q
 
-.PHONY: test test-build qemu-test qemu-test-build
-# Three steps. First everything the tests need is built side by side: `build`, the test
-# programs and fuzzers, what the QEMU tests boot, and the installed-guest disk image
-# (tests/qemu/test_disk.py). The image is a make of its own, started first and outside the
-# job slots: its mmdebstrap waits on the network while the compilers use the CPUs (in a -j
-# slot it waited for the kernel, Xen and QEMU builds, then ran alone; inside a pytest worker it
-# held one of the two workers for 7 minutes). Then the unit tests, the fuzz smoke run (a fixed
-# time per target) and the launcher's tests (one QEMU at a time) side by side, each suite's
-# output printed whole when it ends; then the QEMU tests, which fill the CPUs.
+.PHONY: test test-build test-suites test-unit-suite qemu-test qemu-test-build
+# Two steps. First everything the tests need is built side by side: `build`, the test programs
+# and fuzzers, what the QEMU tests boot, and the installed-guest disk image
+# (tests/qemu/test_disk.py). The image is a make of its own, started first and outside the job
+# slots: its mmdebstrap waits on the network while the compilers use the CPUs (in a -j slot it
+# waited for the kernel, Xen and QEMU builds, then ran alone; inside a pytest worker it held one
+# of the two workers for 7 minutes). In the same make, the unit tests, the fuzz smoke run (a
+# fixed time per target) and the launcher's tests (one QEMU at a time) take the job slots the
+# QEMU and Xen builds leave, while the kernel build ends: each suite's output printed whole
+# when it ends. Then the QEMU tests, which fill the CPUs.
 # Every tool a test checks against was installed by deps: a skipped unit test fails.
 test-build: build unit-test-build fuzz-build host-test-build qemu-test-build
+# the suites as `make test` runs them beside the builds, each one's output printed whole when it
+# ends (a make of their own with output sync); the unit tests also read the kernel and Xen built
+test-suites: fuzz-build host-test-build
+	@$(MAKE) --no-print-directory --output-sync=target fuzz-smoke host-test
+test-unit-suite: unit-test-build $(OUT)/bzImage $(OUT)/xen-tboot.gz
+	@$(MAKE) --no-print-directory --output-sync=target UNIT_NO_SKIP=1 unit-test
 test: deps
 	@mkdir -p $(OUT)
-	@$(MAKE) --no-print-directory disk-image > $(OUT)/disk-image.log 2>&1 & image=$$!; \
-	 $(MAKE) --no-print-directory -j$(NPROC) test-build; built=$$?; \
+	@$(MAKE) --no-print-directory -j$(NPROC) disk-image > $(OUT)/disk-image.log 2>&1 & \
+	 image=$$!; $(MAKE) --no-print-directory -j$(NPROC) test-build test-suites \
+	     test-unit-suite; built=$$?; \
 	 wait $$image; imaged=$$?; cat $(OUT)/disk-image.log; \
 	 if [ $$imaged -ne 0 ]; then echo "make test: the disk image failed (its log above:" \
 	     "$(OUT)/disk-image.log)" >&2; exit 1; fi; exit $$built
-	@$(MAKE) --no-print-directory -j$(NPROC) --output-sync=target UNIT_NO_SKIP=1 \
-		unit-test fuzz-smoke host-test
 	@$(MAKE) --no-print-directory qemu-test
 
 # what the QEMU tests boot besides `build` (each fragment adds its own); the 20 slowest tests

@@ -125,7 +125,7 @@ host-unit: $(HOST_UNIT) $(HOST_UNIT_TPMFAULT) $(HOST_UNIT_ATTEST)
 # of a TXT launch with them, and the build's test ACM (host/tests/acm-tests.sh)
 DEPS += tboot openssl xxd
 host-test-build: $(HOST_UNIT) $(HOST_UNIT_TPMFAULT) $(HOST_UNIT_ATTEST) $(BIN)/vtboot-qemu $(HOST_TESTK) \
-                 $(BIN)/vtboot-acm $(BIN)/vtboot-pcr $(OUT)/test/echo.bin
+                 $(BIN)/vtboot-acm $(BIN)/vtboot-pcr $(OUT)/test/echo.bin $(OUT)/vtboot
 host-test: host-unit host-test-build
 	host/tests/run-tests.sh $(BIN)/vtboot-qemu $(HOST_TESTK)
 	host/tests/acm-tests.sh $(BIN)/vtboot-acm $(BIN)/vtboot-pcr $(OUT)/test/echo.bin $(SINIT_KEY)
