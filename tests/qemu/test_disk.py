@@ -326,6 +326,7 @@ def check_powered_off_through_vtboot(run):
 
 # ---- tests --------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_disk_boots_its_grub_vtboot_entry_to_systemd(image, guest):
     """The user's recipe: the installed guest's disk, its own GRUB, the vtboot entry update-grub
     wrote, no policy; PCR 17/18 in the guest equal vtboot-pcr's prediction from the image's own
@@ -444,6 +445,7 @@ def test_halt_policy_stops_an_edited_kernel_command_line(image, guest, tmp_path)
     assert "VTBOOT-DISK:" not in run.serial
 
 
+@pytest.mark.slow
 def test_s3_from_the_installed_system(image, guest, tmp_path):
     """`systemctl suspend` in the installed system (the halt policy of the image's own entry
     provisioned: it boots), woken over QMP: vtboot verifies the memory, re-launches and resumes

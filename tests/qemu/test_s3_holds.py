@@ -155,6 +155,7 @@ def test_sealed_state_from_outside_the_launch_is_refused(variant):
 
 # ---- freshness: an older suspend's state ------------------------------------------------------
 
+@pytest.mark.slow
 def test_older_suspend_state_is_refused():
     """The whole S3 state area of the first suspend (sealed key, MAC tags, resume state) is kept
     and written back while the VM sleeps the second time: refused, naming the TPM counts."""
@@ -365,6 +366,7 @@ def test_late_offlined_cpu_that_reads_s3_parks():
 CPU_HOTPLUG_CYCLES = int(os.environ.get("VTBOOT_SOAK_CYCLES", "10"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("loader", ["--grub", "--grub-mb1", "-kernel"])
 def test_s3_through_grub_many_cycles_with_cpu_hotplug(loader):
     """GRUB (multiboot2 and multiboot1) and QEMU's -kernel, two CPUs, CPU 1 offline and online

@@ -63,6 +63,7 @@ def s3_run(cycles, machine="q35", memory=128, tamper=None):
     return r.sleep_cycles(cycles, tamper and (lambda i, gdb, qmp: tamper(gdb)))
 
 
+@pytest.mark.slow
 def test_s3_cycles_resume_with_verified_memory():
     cycles = 20
     run = s3_run(cycles)

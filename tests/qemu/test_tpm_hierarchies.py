@@ -6,6 +6,8 @@ there costs availability only: vtboot fails closed."""
 
 import tempfile
 
+import pytest
+
 import vtb
 from vtb import boot
 
@@ -30,6 +32,7 @@ def halted_at_suspend(run):
     assert "s3-resumed" not in run.guest
 
 
+@pytest.mark.slow
 def test_endorsement_auth_set_by_the_guest_halts_s3():
     """On a state the launcher owns, a suspend and resume work (vtboot needs no owner
     authorization). Then root sets the endorsement hierarchy's authorization (the TPM lets it)

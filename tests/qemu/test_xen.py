@@ -140,6 +140,7 @@ def make_policy(tmp_path, ptype, args):
 
 # ---- Debian's Xen (no tboot support in it) ---------------------------------------------------
 
+@pytest.mark.slow
 def test_debian_xen_measured_launch(tmp_path):
     """Xen + dom0 + initrd through QEMU (multiboot1), under a tb_polgen halt policy that names
     all three: each verified, PCRs as predicted, dom0 reaches /init."""
@@ -161,6 +162,7 @@ def test_debian_xen_measured_launch(tmp_path):
     assert vtb.guest_pcrs(run) == predictions(args, pol)
 
 
+@pytest.mark.slow
 def test_grub_multiboot2_layout():
     """Through GRUB as Debian's 20_linux_xen_tboot lays it out (multiboot2 vtboot.gz, module2
     xen.gz, vmlinuz, initrd): Xen gets multiboot2 information, the same measurements."""
@@ -219,6 +221,7 @@ def check_capped(run, why):
     assert after[0].split(": ")[1] != run.guest["pcr-sha256-17"]
 
 
+@pytest.mark.slow
 def test_tboot_xen_finds_the_shared_page_and_powers_off_through_vtboot():
     args = xen_args(TBOOT_XEN)
     run = boot(*args)
@@ -233,6 +236,7 @@ def test_tboot_xen_finds_the_shared_page_and_powers_off_through_vtboot():
     check_capped(run, "power off")
 
 
+@pytest.mark.slow
 def test_tboot_xen_reboots_through_vtboot():
     run = boot(*xen_args(TBOOT_XEN, "--cmdline", f"{DOM0_CMDLINE} vtboot.end=reboot"))
     assert run.rc == vtb.RESET, run.stderr
@@ -242,6 +246,7 @@ def test_tboot_xen_reboots_through_vtboot():
     check_capped(run, "reboot")
 
 
+@pytest.mark.slow
 def test_tboot_xen_uses_the_firmware_dmar_without_a_txt_heap():
     """xen/patches/0002: with an IOMMU (QEMU intel-iommu), tboot's Xen reads the DMAR table only
     from the TXT heap; without one it ran with 'I/O virtualisation disabled'."""
@@ -267,6 +272,7 @@ def s3_run(cycles, tamper=None, cmdline=""):
 MAC_REGION = re.compile(r"^S3: MAC region (\d+): 0x([0-9a-f]+)\+0x([0-9a-f]+)$")
 
 
+@pytest.mark.slow
 def test_tboot_xen_s3_three_cycles():
     """Xen's own MACs (Xen heap, frame table, domains: VMAC with tboot's s3_key) and vtboot's
     (the regions Xen lists) both verify on every resume. xen/patches/0003 lists the stack Xen
@@ -293,6 +299,7 @@ def test_tboot_xen_s3_three_cycles():
     assert run.has_vtboot_line(r"^shutdown_entry: S5 \(power off\) \(type 1\) on CPU 0$")
 
 
+@pytest.mark.slow
 def test_tboot_xen_s3_tampered_xen_text_is_detected_by_vtboot():
     where = {}
 
@@ -314,6 +321,7 @@ def test_tboot_xen_s3_tampered_xen_text_is_detected_by_vtboot():
     assert "s3-resumed" not in run.guest
 
 
+@pytest.mark.slow
 def test_tboot_xen_s3_tampered_dom0_is_detected_by_xen():
     """A byte of dom0's memory (not in the regions Xen lists for vtboot): vtboot's check passes,
     Xen's own domain MAC fails, Xen panics and reboots through vtboot."""
