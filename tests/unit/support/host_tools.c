@@ -56,6 +56,16 @@ void tmpdir_remove(const char *dir)
         nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+const char *tmpdir_file(const char *dir, const char *name)
+{
+    static char paths[8][512];
+    static unsigned next;
+    char *p = paths[next++ % 8];
+
+    snprintf(p, sizeof(paths[0]), "%s/%s", dir, name);
+    return p;
+}
+
 int file_write(const char *path, const void *data, size_t len)
 {
     FILE *f = fopen(path, "wb");

@@ -19,6 +19,10 @@ const char *tool_path(const char *name);
 char *tmpdir_create(char *out, size_t cap);
 void tmpdir_remove(const char *dir);
 
+/* "dir/name" in one of 8 static buffers used in turn: a call's result stays valid through the
+ * next seven calls (enough for one tool's argument list). */
+const char *tmpdir_file(const char *dir, const char *name);
+
 /* Writes or reads a whole file; 0 or -1. file_read allocates (caller frees) and NUL-terminates. */
 int file_write(const char *path, const void *data, size_t len);
 uint8_t *file_read(const char *path, size_t *len);

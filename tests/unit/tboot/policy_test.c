@@ -7,9 +7,9 @@
  */
 #include "test_common.h"
 
-#include "host_tools.h"
 #include "openssl_ref.h"
 #include "tboot/policy.h"
+#include "tool_check.h"
 #include "tpm/tpm2.h"
 
 static struct tb_policy pol;
@@ -104,18 +104,12 @@ static void polgen(const char *const *args)
     for (; args[n - 1]; n++)
         argv[n] = args[n - 1];
     argv[n] = NULL;
-    static struct tool_run run;
-    if (tool_run(&run, argv, NULL, 10000) != 0)
-        fail_msg("tb_polgen %s exited with %d: %s%s", args[0], run.status, run.out, run.err);
+    tool_must_run(argv, NULL, 10000);
 }
 
-static char *in_dir(const char *name)
+static const char *in_dir(const char *name)
 {
-    static char paths[4][300];
-    static unsigned i;
-    char *p = paths[i++ % 4];
-    snprintf(p, 300, "%s/%s", dir, name);
-    return p;
+    return tmpdir_file(dir, name);
 }
 
 static uint8_t *read_policy(const char *path, size_t *len)

@@ -12,10 +12,10 @@
 #include "test_common.h"
 
 #include "fake_tpm.h"
-#include "host_tools.h"
 #include "openssl_ref.h"
 #include "swtpm_ctrl.h"
 #include "swtpm_sim.h"
+#include "tool_check.h"
 #include "tpm/tpm2_seal.h"
 
 static struct swtpm_sim sim;
@@ -464,13 +464,11 @@ static void power_cycle_keeps_the_endorsement_seed(void **state)
 /* Runs a tpm2-tools command against the swtpm (which serves one client at a time). */
 static void tool(const char *const *argv)
 {
-    static struct tool_run run;
     char tcti[sizeof(sim.tcti) + 16];
     snprintf(tcti, sizeof(tcti), "TPM2TOOLS_TCTI=%s", sim.tcti);
     const char *env[] = { tcti, NULL };
     swtpm_sim_disconnect(&sim);
-    if (tool_run(&run, argv, env, 10000) != 0)
-        fail_msg("%s exited with %d: %s%s", argv[0], run.status, run.out, run.err);
+    tool_must_run(argv, env, 10000);
 }
 
 /* A TPM2B file as tpm2-tools reads it: big-endian size, then the bytes. */

@@ -8,10 +8,10 @@
  */
 #include "test_common.h"
 
-#include "host_tools.h"
 #include "openssl_ref.h"
 #include "swtpm_sim.h"
 #include "tboot/policy.h"
+#include "tool_check.h"
 #include "tpm/tpm2.h"
 
 static struct swtpm_sim sim;
@@ -19,7 +19,6 @@ static bool have_sim;
 static char why[256];
 static struct tpm2 tpm;
 static struct tpm_banks banks;
-static struct tool_run run;
 
 /* The response codes swtpm gave, in order: what the TPM said before tpm2.c resent. */
 static uint32_t rcs[64];
@@ -66,8 +65,7 @@ static void tool(const char *const *argv)
     snprintf(tcti, sizeof(tcti), "TPM2TOOLS_TCTI=%s", sim.tcti);
     const char *env[] = { tcti, NULL };
     swtpm_sim_disconnect(&sim);
-    if (tool_run(&run, argv, env, 10000) != 0)
-        fail_msg("%s exited with %d: %s%s", argv[0], run.status, run.out, run.err);
+    tool_must_run(argv, env, 10000);
 }
 
 static void need_tools(const char *const *names)

@@ -10,8 +10,8 @@
 #include <openssl/sha.h>
 
 #include "abi/tpm_hash.h"
-#include "host_tools.h"
 #include "lib/bytes.h"
+#include "tool_check.h"
 #include "txt/lcp.h"
 
 static char dir[256];
@@ -50,20 +50,9 @@ static void need_tools(void)
         skip();
 }
 
-static char *in_dir(const char *name)
+static const char *in_dir(const char *name)
 {
-    static char paths[8][320];
-    static unsigned i;
-    char *p = paths[i++ % 8];
-    snprintf(p, 320, "%s/%s", dir, name);
-    return p;
-}
-
-static void run(const char *const *argv)
-{
-    static struct tool_run r;
-    if (tool_run(&r, argv, NULL, 10000) != 0)
-        fail_msg("%s exited with %d: %s%s", argv[0], r.status, r.out, r.err);
+    return tmpdir_file(dir, name);
 }
 
 /* a hash file as lcp2_mlehash prints one: "xx xx ... xx" */
@@ -86,14 +75,14 @@ static void mle_elt(const char *name, const char *alg, const char *hashfile, con
         argv[n++] = minver;
     }
     argv[n++] = in_dir(hashfile);
-    run(argv);
+    tool_must_run(argv, NULL, 10000);
 }
 
 static void list(const char *name, const char *ver, const char *elt1, const char *elt2)
 {
     const char *argv[16] = { "lcp2_crtpollist", "--create", "--out", in_dir(name),
                              "--listver", ver, in_dir(elt1), elt2 ? in_dir(elt2) : NULL };
-    run(argv);
+    tool_must_run(argv, NULL, 10000);
 }
 
 /* lcp2_crtpol --create --type TYPE --alg sha256 [--minver V] [--ctrl C] -> pol.pol, pol.data */
@@ -114,7 +103,7 @@ static void policy(const char *type, const char *minver, const char *list1, cons
     }
     if (list2)
         argv[n++] = in_dir(list2);
-    run(argv);
+    tool_must_run(argv, NULL, 10000);
 }
 
 /* <tag>.lst: a list (version 2.0) of one MLE2 element (<tag>.elt, hash algorithm `alg`,

@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: MIT */
+#include "test_common.h"
+
+#include "tool_check.h"
+
+const struct tool_run *tool_must_run(const char *const *argv, const char *const *env,
+                                     unsigned timeout_ms)
+{
+    static struct tool_run run;
+
+    if (tool_run(&run, argv, env, timeout_ms) != 0)
+        fail_msg("%s exited with %d: %s%s", argv[0], run.status, run.out, run.err);
+    return &run;
+}

@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: MIT */
+/* A host tool (host_tools.h) that a cmocka test needs to succeed. */
+#ifndef TESTS_TOOL_CHECK_H
+#define TESTS_TOOL_CHECK_H
+
+#include "host_tools.h"
+
+/*
+ * Runs argv as tool_run does (env may be NULL); if it does not exit with 0, the test fails
+ * naming the tool, its exit status and its output. Returns the run, valid until the next call.
+ */
+const struct tool_run *tool_must_run(const char *const *argv, const char *const *env,
+                                     unsigned timeout_ms);
+
+#endif
