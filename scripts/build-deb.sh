@@ -17,8 +17,10 @@ t0=$(date +%s)
 mkdir "$tmp/vtboot"
 # the tree as make builds it (work in progress included), without build output and git data
 tar -C "$root" --exclude=./out --exclude=./.git -cf - . | tar -C "$tmp/vtboot" -xf -
-if ! (cd "$tmp/vtboot" && VTBOOT_VERSION="$version" dpkg-buildpackage -b -us -uc -j"$jobs") \
-        >"$tmp/build.log" 2>&1; then
+# as by hand: not a sub-make of the caller's (`make -j2 disk-image` would hand debian/rules a
+# jobserver it cannot reach, and it fell back to -j1)
+if ! (cd "$tmp/vtboot" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL VTBOOT_VERSION="$version" \
+        dpkg-buildpackage -b -us -uc -j"$jobs") >"$tmp/build.log" 2>&1; then
     tail -n 60 "$tmp/build.log" >&2
     echo "build-deb: dpkg-buildpackage failed (the last 60 lines are above)" >&2
     exit 1
