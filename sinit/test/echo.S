@@ -3,9 +3,9 @@
  * echo: the test ACM of the emulated GETSEC[ENTERACCS]/[EXITAC] (docs/txt-platform.md "0005",
  * tests/qemu/test_txt_acmode.py). It does no SINIT work: it saves the register state it was
  * entered with into the caller's buffer (ESI; layout in echo.h), reads the TXT status through
- * both configuration spaces, the TPM's locality 3 ACCESS byte and its own first dword, closes
- * the private space it was given, gives the caller its GDT back and leaves with EXITAC to the
- * return address ENTERACCS passed in EBX.
+ * both configuration spaces, the TPM's locality 3 ACCESS byte, IA32_MISC_ENABLE and its own
+ * first dword, closes the private space it was given, gives the caller its GDT back and leaves
+ * with EXITAC to the return address ENTERACCS passed in EBX.
  *
  * It runs wherever the caller copied it (a 4 KiB-aligned ACBASE) and touches no address of its
  * own, so it needs no relocation: everything is ESI-, EBP- or ESP-relative or a fixed MMIO
@@ -23,6 +23,7 @@
 #define TXT_PRIV_CMD_CLOSE_PRIVATE 0xfed20048
 #define TXT_PUB_STS 0xfed30000
 #define TIS_LOC3_ACCESS 0xfed43000
+#define IA32_MISC_ENABLE 0x1a0
 #define GETSEC_EXITAC 3
 
     .text
@@ -72,6 +73,13 @@ echo_entry:
     mov %eax, R(ECHO_R_PUB_STS)
     movzbl TIS_LOC3_ACCESS, %eax
     mov %eax, R(ECHO_R_TIS_LOC3_ACCESS)
+    push %ecx                            /* ECX and EDX carry the caller's GDTR */
+    push %edx
+    mov $IA32_MISC_ENABLE, %ecx
+    rdmsr
+    mov %eax, R(ECHO_R_MISC_ENABLE)
+    pop %edx
+    pop %ecx
 
     test %edi, %edi
     jz 3f

@@ -35,6 +35,7 @@
 #define ECHO_R_PUB_STS 21                /* TXT public STS, 0xFED30000 */
 #define ECHO_R_TIS_LOC3_ACCESS 22        /* TPM TIS locality 3 ACCESS byte, 0xFED43000 */
 #define ECHO_R_IMAGE 23                  /* the module's first dword, read at EBP after the spin */
-#define ECHO_NR 24
+#define ECHO_R_MISC_ENABLE 24            /* IA32_MISC_ENABLE's low dword, as ENTERACCS left it */
+#define ECHO_NR 25
 
 #endif

@@ -43,6 +43,12 @@ CR4_AT_ENTRY = 0x4000                            # SMXE only
 EFLAGS_AT_ENTRY = 0x2
 DR7_AT_ENTRY = 0x400
 STS_PRIVATE_OPEN = 1 << 7
+# IA32_MISC_ENABLE: the guest sets every bit the SDM's ENTERACCS table clears (0, 2, 4, 8, 9, 15,
+# 18 MONITOR, 19) and two it keeps (7, 16); in the ACM those are clear and bit 3 (thermal
+# monitor) is set, TM2 (13) being off
+MISC_ENABLE_CLEARED = sum(1 << b for b in (0, 2, 4, 8, 9, 15, 18, 19))
+MISC_ENABLE_GUEST = MISC_ENABLE_CLEARED | 1 << 7 | 1 << 16
+MISC_ENABLE_IN_ACM = 1 << 3 | 1 << 7 | 1 << 16
 # getsec.S's GDT (null, code 0x08, data 0x10) and 16 KiB stack; the guest's CR0 at its
 # GETSEC: multiboot's PE, ET (fixed), and the NE it sets for ENTERACCS
 GUEST_GDT_LIMIT, GUEST_CS, GUEST_STACK = 23, 0x08, 16384
@@ -114,9 +120,12 @@ def test_enteraccs_entry_state_and_exitac():
     SDM's entry state (EBP = ACBASE, EBX = the instruction after GETSEC, ECX = the guest's GDTR
     limit and CS, EDX = its GDTR base, EAX/ESI/EDI/ESP passed through, CR0.PG/AM/WP clear,
     CR4 = SMXE, EFLAGS = 2, DR7 = 0x400, CS = seg_sel, DS = ES = SS = seg_sel + 8, GDTR = the
-    ACM's), sees the private space open and its own first dword, and comes back through EXITAC
-    to the return address; outside AC mode the private space reads all-ones (the ACM closed
-    it) and a second ENTERACCS works (EXITAC left AC mode)."""
+    ACM's), sees the private space open, its own first dword and IA32_MISC_ENABLE as the SDM's
+    table has ENTERACCS set it (every bit the guest set that the table clears is clear, the
+    thermal monitor bit set, bits 7 and 16 kept), and comes back through EXITAC to the return
+    address; outside AC mode the private space reads all-ones (the ACM closed it),
+    IA32_MISC_ENABLE stays as the ACM saw it (EXITAC restores nothing: tboot restores it from
+    OsMleData) and a second ENTERACCS works (EXITAC left AC mode)."""
     data = echo_bytes()
     lines = run_acm("enteraccs", ECHO)
     base = layout(MEM)["SINIT.BASE"]
@@ -145,6 +154,7 @@ def test_enteraccs_entry_state_and_exitac():
         "public STS": STS_PRIVATE_OPEN,
         "TIS locality 3 ACCESS": TIS_NO_DEVICE,
         "image dword": u32(data, 0),
+        "IA32_MISC_ENABLE": MISC_ENABLE_IN_ACM,
     }
     assert seg_sel == 0x08
     assert symbol("stack_top") - GUEST_STACK < esp < symbol("stack_top")
@@ -156,12 +166,14 @@ def test_enteraccs_entry_state_and_exitac():
         f"guest GDTR.base = {gdt:#x}",
         f"guest CS = {GUEST_CS:#x}",
         f"guest CR0 = {GUEST_CR0:#x}",
+        f"guest IA32_MISC_ENABLE = {MISC_ENABLE_GUEST:#x}",
         "ENTERACCS: ok",
         f"guest ESP at GETSEC = {esp:#x}",
         *[f"ACM {k} = {v:#x}" for k, v in acm.items()],
         "private STS outside AC mode = 0xffffffff",
         "public STS outside AC mode = 0x0",
         f"TIS locality 3 ACCESS outside AC mode = {TIS_NO_DEVICE:#x}",
+        f"IA32_MISC_ENABLE outside AC mode = {MISC_ENABLE_IN_ACM:#x}",
         "ENTERACCS again: ok",
         f"ACM magic = {ECHO_MAGIC:#x}",
         "done"]

@@ -7,9 +7,10 @@
  * and returns with GETSEC[EXITAC] to acmode_return. Lines are getsec's:
  * "GETSEC: <case>: <what> = <value>".
  *
- *   case=enteraccs       SINIT.BASE, the guest's GDTR, CS, CR0 and ESP at its GETSEC; ENTERACCS
- *                        and every value the ACM saved; then, outside AC mode again, the
- *                        private and public STS and the TPM's locality 3 ACCESS byte; then a
+ *   case=enteraccs       SINIT.BASE, the guest's GDTR, CS, CR0, ESP at its GETSEC and the
+ *                        IA32_MISC_ENABLE it set; ENTERACCS and every value the ACM saved; then,
+ *                        outside AC mode again, the private and public STS, the TPM's locality
+ *                        3 ACCESS byte and IA32_MISC_ENABLE; then a
  *                        second ENTERACCS (EXITAC left AC mode)
  *   case=enteraccs-dma   (-device edu) edu's DMA over the module's first bytes at SINIT.BASE,
  *                        started right before ENTERACCS and landing while the ACM spins: the
@@ -43,6 +44,23 @@
 #define CR4_SMXE (1u << 14)
 
 #define ACM_MAX_SIZE 0x40000u               /* ENTERACCS's limit: 256 KiB */
+
+#define MSR_IA32_MISC_ENABLE 0x1a0u
+/* bits 0, 2, 4, 8, 9, 15, 18, 19 (ENTERACCS clears them), 7 and 16 (it keeps them) */
+#define MISC_ENABLE_PATTERN 0x000d8395ull
+
+static uint64_t rdmsr(uint32_t msr)
+{
+    uint32_t lo, hi;
+
+    __asm__ volatile("rdmsr" : "=a"(lo), "=d"(hi) : "c"(msr));
+    return (uint64_t)hi << 32 | lo;
+}
+
+static void wrmsr(uint32_t msr, uint64_t v)
+{
+    __asm__ volatile("wrmsr" :: "c"(msr), "a"((uint32_t)v), "d"((uint32_t)(v >> 32)));
+}
 
 #define LAPIC_ICR_LO 0xfee00300u
 #define LAPIC_ICR_HI 0xfee00310u
@@ -108,6 +126,7 @@ static const char *const result_names[ECHO_NR] = {
     [ECHO_R_SS] = "SS", [ECHO_R_GDTR_LIMIT] = "GDTR.limit", [ECHO_R_GDTR_BASE] = "GDTR.base",
     [ECHO_R_PRIV_STS] = "private STS", [ECHO_R_PUB_STS] = "public STS",
     [ECHO_R_TIS_LOC3_ACCESS] = "TIS locality 3 ACCESS", [ECHO_R_IMAGE] = "image dword",
+    [ECHO_R_MISC_ENABLE] = "IA32_MISC_ENABLE",
 };
 
 static void show(const char *what, uint64_t v)
@@ -194,6 +213,9 @@ void acmode_case_enteraccs(void)
     show("guest GDTR.base", gdtr.base);
     show("guest CS", cs);
     show("guest CR0", read_cr0());
+    /* every IA32_MISC_ENABLE bit ENTERACCS clears, and two it keeps (7, 16) */
+    wrmsr(MSR_IA32_MISC_ENABLE, MISC_ENABLE_PATTERN);
+    show("guest IA32_MISC_ENABLE", rdmsr(MSR_IA32_MISC_ENABLE));
     if (!report("ENTERACCS", enteraccs(sinit_base(), size)))
         return;
     show("guest ESP at GETSEC", acmode_esp);
@@ -207,6 +229,7 @@ void acmode_case_enteraccs(void)
     show("private STS outside AC mode", rd32(TXT_PRIV_CONFIG_REGS_BASE + TXTCR_STS));
     show("public STS outside AC mode", rd32(TXT_PUB_CONFIG_REGS_BASE + TXTCR_STS));
     show("TIS locality 3 ACCESS outside AC mode", *(volatile uint8_t *)0xfed43000u);
+    show("IA32_MISC_ENABLE outside AC mode", rdmsr(MSR_IA32_MISC_ENABLE));
     if (report("ENTERACCS again", enteraccs(sinit_base(), size)))
         show("ACM magic", acm_results[ECHO_R_MAGIC]);
 }
