@@ -44,8 +44,6 @@ void getsec_main(uint32_t magic, uint32_t info) __attribute__((noreturn));
 struct regs {
     uint32_t eax, ebx, ecx, edx, esi, edi;
 };
-uint32_t probe_rdmsr(uint32_t msr, uint64_t *val);
-uint32_t probe_wrmsr(uint32_t msr, uint64_t val);
 uint32_t probe_write_cr4(uint32_t val);
 uint32_t probe_getsec(struct regs *r);
 uint32_t probe_getsec_prefixed(uint32_t prefix);
@@ -192,8 +190,7 @@ static void put_bit(const char *what, uint32_t reg, unsigned bit)
     put_str("\n");
 }
 
-/* RDMSR: "RDMSR 0x3a = 0xff01" or its fault; returns 1 and the value when it read */
-static int show_rdmsr(uint32_t msr, uint64_t *val)
+int show_rdmsr(uint32_t msr, uint64_t *val)
 {
     uint64_t v = 0;
     uint32_t r = probe_rdmsr(msr, &v);

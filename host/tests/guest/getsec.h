@@ -17,6 +17,13 @@ void line(const char *what);
 /* a probe's result line: "<what>: ok" (returns 1) or "<what>: #GP(0) at 0x..." (returns 0) */
 int report(const char *what, uint32_t r);
 
+/* getsec.S's probes: 0, or the fault word (GETSEC_FAULT) when the instruction faulted */
+uint32_t probe_rdmsr(uint32_t msr, uint64_t *val);
+uint32_t probe_wrmsr(uint32_t msr, uint64_t val);
+
+/* RDMSR: "RDMSR 0x3a = 0xff01" or its fault; returns 1 and the value when it read */
+int show_rdmsr(uint32_t msr, uint64_t *val);
+
 /* getsec_chipset.c: the TXT chipset's cases */
 void chipset_txtregs(void);
 void chipset_biosdata(void);

@@ -7,8 +7,8 @@
  * and returns with GETSEC[EXITAC] to acmode_return. Lines are getsec's:
  * "GETSEC: <case>: <what> = <value>".
  *
- *   case=enteraccs       SINIT.BASE, the guest's GDTR, CS, CR0, ESP at its GETSEC and the
- *                        IA32_MISC_ENABLE it set; ENTERACCS and every value the ACM saved; then,
+ *   case=enteraccs       SINIT.BASE, the guest's GDTR, CS, CR0 and the IA32_MISC_ENABLE it sets;
+ *                        ENTERACCS, ESP at its GETSEC and every value the ACM saved; then,
  *                        outside AC mode again, the private and public STS, the TPM's locality
  *                        3 ACCESS byte and IA32_MISC_ENABLE; then a
  *                        second ENTERACCS (EXITAC left AC mode)
@@ -48,19 +48,6 @@
 #define MSR_IA32_MISC_ENABLE 0x1a0u
 /* bits 0, 2, 4, 8, 9, 15, 18, 19 (ENTERACCS clears them), 7 and 16 (it keeps them) */
 #define MISC_ENABLE_PATTERN 0x000d8395ull
-
-static uint64_t rdmsr(uint32_t msr)
-{
-    uint32_t lo, hi;
-
-    __asm__ volatile("rdmsr" : "=a"(lo), "=d"(hi) : "c"(msr));
-    return (uint64_t)hi << 32 | lo;
-}
-
-static void wrmsr(uint32_t msr, uint64_t v)
-{
-    __asm__ volatile("wrmsr" :: "c"(msr), "a"((uint32_t)v), "d"((uint32_t)(v >> 32)));
-}
 
 #define LAPIC_ICR_LO 0xfee00300u
 #define LAPIC_ICR_HI 0xfee00310u
@@ -214,8 +201,10 @@ void acmode_case_enteraccs(void)
     show("guest CS", cs);
     show("guest CR0", read_cr0());
     /* every IA32_MISC_ENABLE bit ENTERACCS clears, and two it keeps (7, 16) */
-    wrmsr(MSR_IA32_MISC_ENABLE, MISC_ENABLE_PATTERN);
-    show("guest IA32_MISC_ENABLE", rdmsr(MSR_IA32_MISC_ENABLE));
+    uint64_t misc_enable;
+    if (!report("WRMSR 0x1a0", probe_wrmsr(MSR_IA32_MISC_ENABLE, MISC_ENABLE_PATTERN)) ||
+        !show_rdmsr(MSR_IA32_MISC_ENABLE, &misc_enable))
+        return;
     if (!report("ENTERACCS", enteraccs(sinit_base(), size)))
         return;
     show("guest ESP at GETSEC", acmode_esp);
@@ -229,7 +218,7 @@ void acmode_case_enteraccs(void)
     show("private STS outside AC mode", rd32(TXT_PRIV_CONFIG_REGS_BASE + TXTCR_STS));
     show("public STS outside AC mode", rd32(TXT_PUB_CONFIG_REGS_BASE + TXTCR_STS));
     show("TIS locality 3 ACCESS outside AC mode", *(volatile uint8_t *)0xfed43000u);
-    show("IA32_MISC_ENABLE outside AC mode", rdmsr(MSR_IA32_MISC_ENABLE));
+    show_rdmsr(MSR_IA32_MISC_ENABLE, &misc_enable);
     if (report("ENTERACCS again", enteraccs(sinit_base(), size)))
         show("ACM magic", acm_results[ECHO_R_MAGIC]);
 }
