@@ -3,8 +3,8 @@
 
 #include "tool_check.h"
 
-const struct tool_run *tool_must_run(const char *const *argv, const char *const *env,
-                                     unsigned timeout_ms)
+struct tool_run *tool_must_run(const char *const *argv, const char *const *env,
+                               unsigned timeout_ms)
 {
     static struct tool_run run;
 

@@ -7,9 +7,10 @@
 
 /*
  * Runs argv as tool_run does (env may be NULL); if it does not exit with 0, the test fails
- * naming the tool, its exit status and its output. Returns the run, valid until the next call.
+ * naming the tool, its exit status and its output. Returns the run (its output the caller may
+ * edit), valid until the next call.
  */
-const struct tool_run *tool_must_run(const char *const *argv, const char *const *env,
-                                     unsigned timeout_ms);
+struct tool_run *tool_must_run(const char *const *argv, const char *const *env,
+                               unsigned timeout_ms);
 
 #endif

@@ -14,6 +14,7 @@
 #include "lib/bytes.h"
 #include "lib/phys.h"
 #include "phys_fake.h"
+#include "tool_check.h"
 #include "txt/mle_walk.h"
 
 #define BASE 0x800000u                   /* tboot's load address */
@@ -129,13 +130,12 @@ static void tboot_as_lcp2_mlehash_hashes_it(void **state)
         snprintf(hex + 3 * i, 4, "%02x%s", d[i], i < 31 ? " " : "");
     snprintf(path, sizeof(path), "%s/tboot.elf", dir);
     const char *argv[] = { "lcp2_mlehash", "--create", "--alg", "sha256", path, NULL };
-    static struct tool_run r;
-    assert_int_equal(tool_run(&r, argv, NULL, 20000), 0);
-    char *nl = strrchr(r.out, '\n');
+    struct tool_run *r = tool_must_run(argv, NULL, 20000);
+    char *nl = strrchr(r->out, '\n');
     if (nl && nl[1] == 0)
         *nl = 0;
-    char *last = strrchr(r.out, '\n');
-    assert_string_equal(last ? last + 1 : r.out, hex);
+    char *last = strrchr(r->out, '\n');
+    assert_string_equal(last ? last + 1 : r->out, hex);
 
     /* the MLE header tboot names (OsSinitData.mle_hdr_base 0x1B340) and the MLE UUID there */
     uint64_t phys;
