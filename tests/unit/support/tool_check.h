@@ -13,4 +13,10 @@
 struct tool_run *tool_must_run(const char *const *argv, const char *const *env,
                                unsigned timeout_ms);
 
+struct swtpm_sim;
+
+/* A tpm2-tools command that must succeed against the simulator (swtpm_sim.h): TPM2TOOLS_TCTI
+ * names it, and the test's own connection is dropped first (swtpm serves one client at a time). */
+void tool_must_run_on_sim(struct swtpm_sim *sim, const char *const *argv);
+
 #endif

@@ -461,16 +461,6 @@ static void power_cycle_keeps_the_endorsement_seed(void **state)
     assert_int_equal(tpm2_flush_context(&tpm, primary), 0);
 }
 
-/* Runs a tpm2-tools command against the swtpm (which serves one client at a time). */
-static void tool(const char *const *argv)
-{
-    char tcti[sizeof(sim.tcti) + 16];
-    snprintf(tcti, sizeof(tcti), "TPM2TOOLS_TCTI=%s", sim.tcti);
-    const char *env[] = { tcti, NULL };
-    swtpm_sim_disconnect(&sim);
-    tool_must_run(argv, env, 10000);
-}
-
 /* A TPM2B file as tpm2-tools reads it: big-endian size, then the bytes. */
 static void write_tpm2b(const char *path, const uint8_t *p, uint16_t n)
 {
@@ -513,11 +503,11 @@ static void tpm2_tools_unseal_the_blob(void **state)
                              out, NULL };
     /* without a resource manager the tools leave their objects loaded: flush in between */
     const char *flush[] = { "tpm2_flushcontext", "-t", NULL };
-    tool(create);
-    tool(flush);
-    tool(load);
-    tool(flush);
-    tool(unseal);
+    tool_must_run_on_sim(&sim, create);
+    tool_must_run_on_sim(&sim, flush);
+    tool_must_run_on_sim(&sim, load);
+    tool_must_run_on_sim(&sim, flush);
+    tool_must_run_on_sim(&sim, unseal);
     size_t len;
     uint8_t *got = file_read(out, &len);
     assert_non_null(got);
@@ -537,14 +527,14 @@ static void storage_primary_needs_no_owner_auth(void **state)
     uint32_t primary = 0;
     /* the owner authorization set, as vtboot-qemu sets it: the primary is made all the same */
     const char *owner_set[] = { "tpm2_changeauth", "-c", "o", "hex:0123456789abcdef", NULL };
-    tool(owner_set);
+    tool_must_run_on_sim(&sim, owner_set);
     assert_int_equal(swtpm_sim_connect(&sim), 0);
     assert_int_equal(tpm2_create_storage_primary(&tpm, &primary), 0);
     assert_int_equal(tpm2_flush_context(&tpm, primary), 0);
     /* the endorsement authorization set (the guest can): TPM_RC_BAD_AUTH for session 1 (the
      * hierarchies are exempt from dictionary-attack protection), no key */
     const char *endorsement_set[] = { "tpm2_changeauth", "-c", "e", "set by the guest", NULL };
-    tool(endorsement_set);
+    tool_must_run_on_sim(&sim, endorsement_set);
     assert_int_equal(swtpm_sim_connect(&sim), 0);
     primary = 7;
     assert_int_equal(tpm2_create_storage_primary(&tpm, &primary), 0x9a2);
@@ -554,8 +544,8 @@ static void storage_primary_needs_no_owner_auth(void **state)
                                        "", NULL };
     const char *owner_back[] = { "tpm2_changeauth", "-c", "o", "-p", "hex:0123456789abcdef",
                                  "", NULL };
-    tool(endorsement_back);
-    tool(owner_back);
+    tool_must_run_on_sim(&sim, endorsement_back);
+    tool_must_run_on_sim(&sim, owner_back);
 }
 
 int main(void)

@@ -58,16 +58,6 @@ static void need_tpm(void)
     assert_int_equal(swtpm_sim_connect(&sim), 0);
 }
 
-/* Runs a tool against the swtpm (disconnecting first: swtpm serves one client at a time). */
-static void tool(const char *const *argv)
-{
-    char tcti[sizeof(sim.tcti) + 16];
-    snprintf(tcti, sizeof(tcti), "TPM2TOOLS_TCTI=%s", sim.tcti);
-    const char *env[] = { tcti, NULL };
-    swtpm_sim_disconnect(&sim);
-    tool_must_run(argv, env, 10000);
-}
-
 static void need_tools(const char *const *names)
 {
     for (unsigned i = 0; names[i]; i++)
@@ -230,8 +220,8 @@ static void nv_policy_from_tb_polgen(void **state)
                              NULL };
     const char *add[] = { "tb_polgen", "--add", "--num", "0", "--pcr", "none", "--hash", "image",
                           "--cmdline", "x", "--image", img, pol, NULL };
-    tool(create);
-    tool(add);
+    tool_must_run_on_sim(&sim, create);
+    tool_must_run_on_sim(&sim, add);
     size_t pol_len;
     uint8_t *pol_bytes = file_read(pol, &pol_len);
     assert_non_null(pol_bytes);
@@ -243,8 +233,8 @@ static void nv_policy_from_tb_polgen(void **state)
     const char *define[] = { "tpm2_nvdefine", "0x01200001", "-C", "o", "-s", "64", "-a",
                              "ownerwrite|authread|ownerread", NULL };
     const char *write[] = { "tpm2_nvwrite", "0x01200001", "-C", "o", "-i", pol, NULL };
-    tool(define);
-    tool(write);
+    tool_must_run_on_sim(&sim, define);
+    tool_must_run_on_sim(&sim, write);
 
     need_tpm();
     uint32_t attrs = 0;
@@ -309,8 +299,8 @@ static void nv_read_in_chunks(void **state)
     const char *define[] = { "tpm2_nvdefine", "0x01500010", "-C", "o", "-s", "1300", "-a",
                              "ownerwrite|authread|ownerread|no_da", NULL };
     const char *write[] = { "tpm2_nvwrite", "0x01500010", "-C", "o", "-i", path, NULL };
-    tool(define);
-    tool(write);
+    tool_must_run_on_sim(&sim, define);
+    tool_must_run_on_sim(&sim, write);
     need_tpm();
     uint32_t attrs;
     uint16_t size;
