@@ -19,7 +19,8 @@ which creates both sockets before QEMU starts, but works with any QEMU that serv
 QEMU 7.2 facts this relies on (measured, see host/README.md):
 - QMP: one client at a time per socket; a new client gets a new greeting (reconnecting is
   fine). Events go to every QMP client that negotiated capabilities, so a second client sees
-  the same SUSPEND/WAKEUP/SHUTDOWN as the launcher's own.
+  the same SUSPEND/WAKEUP/SHUTDOWN as the launcher's own. An event emitted while a client
+  connects can reach it before the greeting (Qmp keeps it; see Qmp.__init__).
 - gdbstub: a debugger connecting stops a *running* VM (QMP STOP, run state "paused"); 'D'
   (detach) starts it again (QMP RESUME). A *suspended* (S3) VM is not stopped by the
   connection, but 'D' would start its vCPUs: QEMU 7.2's vm_start() does not know the
@@ -68,7 +69,8 @@ class QmpError(Exception):
 
 class Qmp:
     """A QMP client. Connects (waiting up to connect_timeout for the socket and QEMU's greeting;
-    QEMU greets only from its main loop), negotiates capabilities, then:
+    QEMU greets only from its main loop; events sent before the greeting are kept), negotiates
+    capabilities, then:
 
     command(name, **args)      runs a command; returns its "return" value, raises QmpError on
                                an "error" answer and TimeoutError. Argument names are passed as
@@ -88,9 +90,17 @@ class Qmp:
         self._id = 0
         self.sock = _connect_unix(path, connect_timeout)
         try:
-            self.greeting = self._read_msg(time.monotonic() + connect_timeout)
-            if "QMP" not in self.greeting:
-                raise OSError("QMP %s: no greeting: %r" % (path, self.greeting))
+            # QEMU 7.2 can write an event before the greeting: monitor_qmp_event() sets the
+            # monitor's command list (which gates events) only when it handles the connection,
+            # and an event emitted between the accept and that (a RESUME when a debugger
+            # continues the VM) goes out first. Such events are kept like any other.
+            deadline = time.monotonic() + connect_timeout
+            while True:
+                self.greeting = self._read_msg(deadline)
+                if "QMP" in self.greeting:
+                    break
+                if not self._take(self.greeting):
+                    raise OSError("QMP %s: no greeting: %r" % (path, self.greeting))
             self.command("qmp_capabilities")
         except BaseException:
             self.sock.close()
