@@ -28,6 +28,7 @@
 #define TXTCR_ESTS 0x008u
 #define TXTCR_ERRORCODE 0x030u
 #define TXTCR_CMD_RESET 0x038u
+#define TXTCR_CMD_OPEN_PRIVATE 0x040u   /* not in Intel's published table: our chipset's choice */
 #define TXTCR_CMD_CLOSE_PRIVATE 0x048u
 #define TXTCR_VER_FSBIF 0x100u
 #define TXTCR_DIDVID 0x110u

@@ -3,8 +3,9 @@
  * echo: the test ACM of the emulated GETSEC[ENTERACCS]/[EXITAC] (docs/txt-platform.md "0005",
  * tests/qemu/test_txt_acmode.py). It does no SINIT work: it saves the register state it was
  * entered with into the caller's buffer (ESI; layout in echo.h), reads the TXT status through
- * both configuration spaces, the TPM's locality 3 ACCESS byte, IA32_MISC_ENABLE and its own
- * first dword, closes the private space it was given, gives the caller its GDT back and leaves
+ * both configuration spaces, the TPM's locality 3 ACCESS byte and IA32_MISC_ENABLE, closes and
+ * opens the private space, reads its own first dword, closes the private space it was given,
+ * gives the caller its GDT back and leaves
  * with EXITAC to the return address ENTERACCS passed in EBX.
  *
  * It runs wherever the caller copied it (a 4 KiB-aligned ACBASE) and touches no address of its
@@ -20,6 +21,7 @@
 #define R(i) ((i) * 4)(%esi)
 
 #define TXT_PRIV_STS 0xfed20000
+#define TXT_PRIV_CMD_OPEN_PRIVATE 0xfed20040
 #define TXT_PRIV_CMD_CLOSE_PRIVATE 0xfed20048
 #define TXT_PUB_STS 0xfed30000
 #define TIS_LOC3_ACCESS 0xfed43000
@@ -80,6 +82,15 @@ echo_entry:
     mov %eax, R(ECHO_R_MISC_ENABLE)
     pop %edx
     pop %ecx
+
+    /* the private space closed (reads all-ones) and opened again: CMD.OPEN-PRIVATE is honoured
+     * from AC mode, also while the space is closed */
+    movl $1, TXT_PRIV_CMD_CLOSE_PRIVATE
+    mov TXT_PRIV_STS, %eax
+    mov %eax, R(ECHO_R_PRIV_STS_CLOSED)
+    movl $1, TXT_PRIV_CMD_OPEN_PRIVATE
+    mov TXT_PRIV_STS, %eax
+    mov %eax, R(ECHO_R_PRIV_STS_REOPENED)
 
     test %edi, %edi
     jz 3f

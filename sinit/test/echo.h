@@ -36,6 +36,8 @@
 #define ECHO_R_TIS_LOC3_ACCESS 22        /* TPM TIS locality 3 ACCESS byte, 0xFED43000 */
 #define ECHO_R_IMAGE 23                  /* the module's first dword, read at EBP after the spin */
 #define ECHO_R_MISC_ENABLE 24            /* IA32_MISC_ENABLE's low dword, as ENTERACCS left it */
-#define ECHO_NR 25
+#define ECHO_R_PRIV_STS_CLOSED 25        /* private STS after the ACM's CMD.CLOSE-PRIVATE */
+#define ECHO_R_PRIV_STS_REOPENED 26      /* ... and after its CMD.OPEN-PRIVATE */
+#define ECHO_NR 27
 
 #endif

@@ -6,7 +6,8 @@
  * not a CPU's, misaligned, or to the closed private space is a master abort (reads all-ones)
  * that changes nothing; a read changes nothing; the power-on registers (DIDVID, SINIT, HEAP,
  * DPR, PUBLIC.KEY) and ESTS.TXT_RESET never change; a public write changes only MLE.JOIN;
- * nothing but a command opens a locality and nothing opens the private space; a narrow read is
+ * nothing but a command opens a locality, and only CMD.OPEN-PRIVATE written by the CPU in
+ * authenticated-code mode opens the private space (also while it is closed); a narrow read is
  * the slice of the 8-byte read. ASan sees any access out of the state.
  *
  * The register ABI is include/abi/txt.h's (tboot's config_regs.h): the static asserts below
@@ -16,7 +17,7 @@
  * Input: 40 bytes of initial state (STS, ESTS, ERRORCODE, E2STS, MLE.JOIN, little-endian u64;
  * missing bytes 0), then accesses of 11 bytes: op (bit 0 write, bit 1 public, bits 3:2 width
  * 1/2/4/8, bit 4 not from a CPU, bit 5 offset is a register's of the table below plus
- * (offset >> 8) & 7), u16 offset, u64 value.
+ * (offset >> 8) & 7, bit 6 from the CPU in AC mode), u16 offset, u64 value.
  */
 #include "fuzz_common.h"
 
@@ -28,6 +29,7 @@ _Static_assert(TXT_PUBLIC_BASE == TXT_PUB_CONFIG_REGS_BASE, "public base");
 _Static_assert(TXT_SPACE_SIZE == TXT_CONFIG_REGS_SIZE, "space size");
 _Static_assert(TXT_REG_STS == TXTCR_STS && TXT_REG_ESTS == TXTCR_ESTS &&
                TXT_REG_ERRORCODE == TXTCR_ERRORCODE && TXT_REG_CMD_RESET == TXTCR_CMD_RESET &&
+               TXT_REG_CMD_OPEN_PRIVATE == TXTCR_CMD_OPEN_PRIVATE &&
                TXT_REG_CMD_CLOSE_PRIVATE == TXTCR_CMD_CLOSE_PRIVATE &&
                TXT_REG_VER_FSBIF == TXTCR_VER_FSBIF && TXT_REG_DIDVID == TXTCR_DIDVID &&
                TXT_REG_VER_QPIIF == TXTCR_VER_QPIIF &&
@@ -118,9 +120,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                                   : o,
             .size = 1u << ((op >> 2) & 3),
             .from_cpu = !(op & 0x10),
+            .from_acm = !(op & 0x10) && (op & 0x40),
         };
-        bool aborts = !a.from_cpu || (a.offset & (a.size - 1)) || a.offset >= TXT_SPACE_SIZE ||
-                      (a.space == TXT_SPACE_PRIVATE && !(s.sts & TXT_STS_PRIVATE_OPEN));
+        bool opens = (op & 1) && a.from_acm && a.space == TXT_SPACE_PRIVATE &&
+                     a.offset == TXT_REG_CMD_OPEN_PRIVATE;
+        bool aborts = !opens &&
+                      (!a.from_cpu || (a.offset & (a.size - 1)) || a.offset >= TXT_SPACE_SIZE ||
+                       (a.space == TXT_SPACE_PRIVATE && !(s.sts & TXT_STS_PRIVATE_OPEN)));
         before = s;
         if (op & 1) {
             TXTResult r = txt_regs_write(&s, &a, val);
@@ -134,13 +140,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 FUZZ_ASSERT(!memcmp(&t, &before, sizeof(t)), "a public write changed more "
                             "than MLE.JOIN (offset 0x%x)", a.offset);
             }
-            FUZZ_ASSERT(!(s.sts & ~before.sts & TXT_STS_PRIVATE_OPEN), "private space opened");
+            if (opens)
+                FUZZ_ASSERT(r == TXT_OK && s.sts == (before.sts | TXT_STS_PRIVATE_OPEN),
+                            "CMD.OPEN-PRIVATE from AC mode: %d, STS 0x%llx", (int)r,
+                            (unsigned long long)s.sts);
+            else
+                FUZZ_ASSERT(!(s.sts & ~before.sts & TXT_STS_PRIVATE_OPEN), "private space opened "
+                            "by a write to 0x%x", a.offset);
             FUZZ_ASSERT(!(s.sts & ~before.sts & (TXT_STS_LOCALITY1_OPEN | TXT_STS_LOCALITY2_OPEN)) ||
                         (a.offset == TXT_REG_CMD_OPEN_LOCALITY1 ||
                          a.offset == TXT_REG_CMD_OPEN_LOCALITY2),
                         "a locality opened by a write to 0x%x", a.offset);
             FUZZ_ASSERT(!(s.sts & ~before.sts & ~(uint64_t)(TXT_STS_LOCALITY1_OPEN |
-                                                          TXT_STS_LOCALITY2_OPEN)),
+                                                          TXT_STS_LOCALITY2_OPEN |
+                                                          (opens ? TXT_STS_PRIVATE_OPEN : 0))),
                         "STS gained bits 0x%llx", (unsigned long long)(s.sts & ~before.sts));
         } else {
             uint64_t v = 0x1234;

@@ -120,10 +120,12 @@ def test_enteraccs_entry_state_and_exitac():
     SDM's entry state (EBP = ACBASE, EBX = the instruction after GETSEC, ECX = the guest's GDTR
     limit and CS, EDX = its GDTR base, EAX/ESI/EDI/ESP passed through, CR0.PG/AM/WP clear,
     CR4 = SMXE, EFLAGS = 2, DR7 = 0x400, CS = seg_sel, DS = ES = SS = seg_sel + 8, GDTR = the
-    ACM's), sees the private space open, its own first dword and IA32_MISC_ENABLE as the SDM's
+    ACM's), sees the private space open (closed by CMD.CLOSE-PRIVATE it reads all-ones;
+    CMD.OPEN-PRIVATE from AC mode opens it again), its own first dword and IA32_MISC_ENABLE as the SDM's
     table has ENTERACCS set it (every bit the guest set that the table clears is clear, the
     thermal monitor bit set, bits 7 and 16 kept), and comes back through EXITAC to the return
-    address; outside AC mode the private space reads all-ones (the ACM closed it),
+    address; outside AC mode the private space reads all-ones (the ACM closed it, and the
+    guest's own CMD.OPEN-PRIVATE is ignored),
     IA32_MISC_ENABLE stays as the ACM saw it (EXITAC restores nothing: tboot restores it from
     OsMleData) and a second ENTERACCS works (EXITAC left AC mode)."""
     data = echo_bytes()
@@ -155,6 +157,8 @@ def test_enteraccs_entry_state_and_exitac():
         "TIS locality 3 ACCESS": TIS_NO_DEVICE,
         "image dword": u32(data, 0),
         "IA32_MISC_ENABLE": MISC_ENABLE_IN_ACM,
+        "private STS after CMD.CLOSE-PRIVATE": 0xFFFFFFFF,
+        "private STS after CMD.OPEN-PRIVATE": STS_PRIVATE_OPEN,
     }
     assert seg_sel == 0x08
     assert symbol("stack_top") - GUEST_STACK < esp < symbol("stack_top")

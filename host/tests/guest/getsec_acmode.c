@@ -114,6 +114,8 @@ static const char *const result_names[ECHO_NR] = {
     [ECHO_R_PRIV_STS] = "private STS", [ECHO_R_PUB_STS] = "public STS",
     [ECHO_R_TIS_LOC3_ACCESS] = "TIS locality 3 ACCESS", [ECHO_R_IMAGE] = "image dword",
     [ECHO_R_MISC_ENABLE] = "IA32_MISC_ENABLE",
+    [ECHO_R_PRIV_STS_CLOSED] = "private STS after CMD.CLOSE-PRIVATE",
+    [ECHO_R_PRIV_STS_REOPENED] = "private STS after CMD.OPEN-PRIVATE",
 };
 
 static void show(const char *what, uint64_t v)
@@ -215,6 +217,8 @@ void acmode_case_enteraccs(void)
         put_hex(acm_results[i]);
         put_str("\n");
     }
+    /* CMD.OPEN-PRIVATE from outside AC mode: the closed space ignores it */
+    *(volatile uint32_t *)(TXT_PRIV_CONFIG_REGS_BASE + TXTCR_CMD_OPEN_PRIVATE) = 1;
     show("private STS outside AC mode", rd32(TXT_PRIV_CONFIG_REGS_BASE + TXTCR_STS));
     show("public STS outside AC mode", rd32(TXT_PUB_CONFIG_REGS_BASE + TXTCR_STS));
     show("TIS locality 3 ACCESS outside AC mode", *(volatile uint8_t *)0xfed43000u);
