@@ -1,39 +1,25 @@
 # SPDX-License-Identifier: MIT
 # Sourced by host/tests/run-tests.sh (its helpers, $T, $F, BASE) after tpm-state.sh ($P).
 echo "# signals and crashes"
-"$LAUNCHER" "${BASE[@]}" --vtboot-cmdline "action=hang" > /dev/null 2> "$T/sigterm.err" &
-pid=$!
-sleep 2
-kill -TERM $pid
-wait $pid
-rc=$?
-if [ $rc = 143 ]; then ok "sigterm: exit 143"; else bad "sigterm: exit $rc" "$(tail -3 "$T/sigterm.err")"; fi
-check_clean "sigterm"
-"$LAUNCHER" "${BASE[@]}" --vtboot-cmdline "action=hang" > /dev/null 2> "$T/sigint.err" &
-pid=$!
-sleep 2
-kill -INT $pid
-wait $pid
-rc=$?
-if [ $rc = 130 ]; then ok "sigint: exit 130"; else bad "sigint: exit $rc"; fi
-check_clean "sigint"
-"$LAUNCHER" "${BASE[@]}" --grub --vtboot-cmdline "action=hang" > /dev/null 2> "$T/sigiso.err" &
-pid=$!
-sleep 0.1
-kill -TERM $pid
-wait $pid
-rc=$?
-if [ $rc = 143 ]; then ok "sigterm early: exit 143"; else bad "sigterm early: exit $rc" "$(tail -3 "$T/sigiso.err")"; fi
-check_clean "sigterm early"
+# signalled NAME SIG AFTER RC ARGS...: the launcher of a hanging guest gets SIG AFTER seconds in,
+# exits RC and leaves nothing behind
+signalled() {
+    local name=$1 sig=$2 after=$3 want=$4 pid rc
+    shift 4
+    "$LAUNCHER" "${BASE[@]}" "$@" --vtboot-cmdline "action=hang" > /dev/null 2> "$T/$name.err" &
+    pid=$!
+    sleep "$after"
+    kill -"$sig" $pid
+    wait $pid
+    rc=$?
+    if [ $rc = "$want" ]; then ok "$name: exit $rc"; else bad "$name: exit $rc, expected $want" "$(tail -3 "$T/$name.err")"; fi
+    check_clean "$name"
+}
+signalled sigterm TERM 2 143
+signalled sigint INT 2 130
+signalled "sigterm early" TERM 0.1 143 --grub
 # during swtpm_setup and the tpm2-tools provisioning (0.1 s in; all of it takes ~0.25 s)
-"$LAUNCHER" "${BASE[@]}" --policy "$P/max.pol" --vtboot-cmdline "action=hang" > /dev/null 2> "$T/sigprov.err" &
-pid=$!
-sleep 0.1
-kill -TERM $pid
-wait $pid
-rc=$?
-if [ $rc = 143 ]; then ok "sigterm provisioning: exit 143"; else bad "sigterm provisioning: exit $rc" "$(tail -3 "$T/sigprov.err")"; fi
-check_clean "sigterm provisioning"
+signalled "sigterm provisioning" TERM 0.1 143 --policy "$P/max.pol"
 # a SIGKILLed launcher cannot clean up its temp dir, but its children must die with it
 "$LAUNCHER" "${BASE[@]}" --vtboot-cmdline "action=hang" > /dev/null 2>&1 &
 pid=$!

@@ -68,11 +68,20 @@ check_launch vsgarbage
 # fake MLE at testk's `fake`), then a valid header without the GDT in its range; each refusal
 # lets testk run on (its next line), then the launch
 FK=$((0x$(sym fake)))
+# check_refusals NAME: each "what|why" line on stdin is a refusal testk reported and the launcher
+# logged; exactly those, then the launch
+check_refusals() {
+    local name=$1 what why n=0
+    while IFS='|' read -r what why; do
+        has_line "$name" out "TESTK: vsenter $what: $TK_ERR $why"
+        has_line "$name" err "vtboot-qemu: virtual SENTER: refused: $why"
+        n=$((n + 1))
+    done
+    count_lines "$name" err "vtboot-qemu: virtual SENTER: refused: " "$n"
+    check_launch "$name"
+}
 run vsbadhdr 0 "${BASE[@]}" --vtboot-cmdline "action=vsbadhdr"
-while IFS='|' read -r what why; do
-    has_line vsbadhdr out "TESTK: vsenter $what: $TK_ERR $why"
-    has_line vsbadhdr err "vtboot-qemu: virtual SENTER: refused: $why"
-done <<EOT
+check_refusals vsbadhdr <<EOT
 no header|MLE header at 0x$(hex8 $FK): bad UUID
 bad uuid|MLE header at 0x$(hex8 $FK): bad UUID
 bad length|MLE header: length 0x30, expected 0x34
@@ -90,24 +99,17 @@ cmdline reversed|MLE header: cmdline_end_off 0x1e00 below cmdline_start_off 0x1f
 reserved caps|MLE header: reserved capability bits 0x00000800
 gdt outside|CPU 0's GDT 0x$GDT-0x$(hex8 $((0x$GDT + 0x20))) is outside the MLE
 EOT
-count_lines vsbadhdr err "vtboot-qemu: virtual SENTER: refused: " 16
-check_launch vsbadhdr
 # CPU states that must be refused: interrupts on, an IDT, paging on (identity-mapped), the GDT
 # copied outside the MLE, a GDT without entry 0x18; each undone after the refusal
 GC=$((0x$(sym gdt_copy)))
 run vsbadstate 0 "${BASE[@]}" --vtboot-cmdline "action=vsbadstate"
-while IFS='|' read -r what why; do
-    has_line vsbadstate out "TESTK: vsenter $what: $TK_ERR $why"
-    has_line vsbadstate err "vtboot-qemu: virtual SENTER: refused: $why"
-done <<EOT
+check_refusals vsbadstate <<EOT
 interrupts on|CPU 0 has interrupts on
 idt|CPU 0 has an IDT (limit 0x7ff): it must be empty
 paging|CPU 0 has paging on
 gdt copy|CPU 0's GDT 0x$(hex8 $GC)-0x$(hex8 $((GC + 0x20))) is outside the MLE
 gdt short|CPU 0's GDT (limit 0x17) has no entry 0x18
 EOT
-count_lines vsbadstate err "vtboot-qemu: virtual SENTER: refused: " 5
-check_launch vsbadstate
 # the platform's event sources (vsenter.h 1a): testk quiesces them, arms one again and asks;
 # the refusal names it exactly (platstate.h), nothing is measured; the allowed ones launch
 while IFS='|' read -r arm why; do
