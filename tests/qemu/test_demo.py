@@ -9,6 +9,8 @@ import os
 import re
 import subprocess
 
+import pytest
+
 import vtb
 
 SCRIPTS = os.path.join(vtb.ROOT, "scripts")
@@ -19,6 +21,7 @@ def fetch(*args):
                           capture_output=True, text=True).stdout.strip()
 
 
+@pytest.mark.slow
 def test_demo_pcrs_equal_predictions():
     kernel = fetch()
     package, version = fetch("--print-package").split(" ")
