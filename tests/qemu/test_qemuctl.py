@@ -25,8 +25,9 @@ def serve_once(path, before_greeting):
     def run():
         conn, _ = srv.accept()
         with conn, srv:
-            for msg in [*before_greeting, GREETING]:
-                conn.sendall(json.dumps(msg).encode() + b"\n")
+            # one write: a client that refuses the first line hangs up before a second one
+            conn.sendall(b"".join(json.dumps(m).encode() + b"\n"
+                                  for m in [*before_greeting, GREETING]))
             buf = b""
             while True:
                 chunk = conn.recv(4096)
