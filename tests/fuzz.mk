@@ -84,15 +84,16 @@ fuzz-corpus: $(FUZZ_GEN)
 
 -include $(FUZZ_LIBOBJS:.o=.d) $(FUZZ_BINS:=.d)
 
-# txt_regs: QEMU's TXT register file (hw/misc/intel_txt_regs.c and its header), compiled out
-# of qemu/patches/0004 by scripts/patch-new-file.sh: the fuzzer runs the patch's own code
-TXT_REGS_PATCH := $(wildcard qemu/patches/0004-*.patch)
+# txt_regs: QEMU's TXT register file (hw/misc/intel_txt_regs.c and its header) as the QEMU
+# series leaves it (0004 creates it, 0011 adds the TXT reset), extracted from qemu/patches by
+# scripts/series-file.sh: the fuzzer runs the patches' own code
+TXT_REGS_PATCHES := qemu/patches/series $(wildcard qemu/patches/*.patch)
 TXT_REGS_DIR   := $(FUZZ_OBJDIR)/txt_regs
 TXT_REGS_GEN   := $(TXT_REGS_DIR)/hw/misc/intel_txt_regs.c \
                   $(TXT_REGS_DIR)/include/hw/misc/intel_txt_regs.h
-$(TXT_REGS_GEN): $(TXT_REGS_PATCH) scripts/patch-new-file.sh
+$(TXT_REGS_GEN): $(TXT_REGS_PATCHES) scripts/series-file.sh
 	@mkdir -p $(@D)
-	@scripts/patch-new-file.sh $(TXT_REGS_PATCH) $(patsubst $(TXT_REGS_DIR)/%,%,$@) >$@.tmp
+	@scripts/series-file.sh qemu/patches $(patsubst $(TXT_REGS_DIR)/%,%,$@) >$@.tmp
 	@mv $@.tmp $@
 
 $(FUZZ_OBJDIR)/txt_regs_fuzz: tests/fuzz/txt_regs_fuzz.c tests/fuzz/fuzz_common.h include/abi/txt.h \
