@@ -4,8 +4,8 @@
  * tests/qemu/test_txt_acmode.py). It does no SINIT work: it saves the register state it was
  * entered with into the caller's buffer (ESI; layout in echo.h), reads the TXT status through
  * both configuration spaces, the TPM's locality 3 ACCESS byte and IA32_MISC_ENABLE, closes and
- * opens the private space, reads its own first dword, closes the private space it was given,
- * gives the caller its GDT back and leaves
+ * opens the private space, reads its own first dword, makes the private-space writes the caller
+ * lists (echo.h), closes the private space it was given, gives the caller its GDT back and leaves
  * with EXITAC to the return address ENTERACCS passed in EBX.
  *
  * It runs wherever the caller copied it (a 4 KiB-aligned ACBASE) and touches no address of its
@@ -20,7 +20,8 @@
 
 #define R(i) ((i) * 4)(%esi)
 
-#define TXT_PRIV_STS 0xfed20000
+#define TXT_PRIV_BASE 0xfed20000
+#define TXT_PRIV_STS TXT_PRIV_BASE
 #define TXT_PRIV_CMD_OPEN_PRIVATE 0xfed20040
 #define TXT_PRIV_CMD_CLOSE_PRIVATE 0xfed20048
 #define TXT_PUB_STS 0xfed30000
@@ -100,6 +101,19 @@ echo_entry:
 3:  mov (%ebp), %eax                     /* through DS, at ACBASE: which copy is running */
     mov %eax, R(ECHO_R_IMAGE)
     movl $ECHO_MAGIC, R(ECHO_R_MAGIC)
+
+    /* the caller's private-space writes (echo.h); EAX and EDI are free here */
+    mov R(ECHO_IN_WRITE0_OFF), %eax
+    test %eax, %eax
+    jz 5f
+    mov R(ECHO_IN_WRITE0_VAL), %edi
+    mov %edi, TXT_PRIV_BASE(%eax)
+    mov R(ECHO_IN_WRITE1_OFF), %eax
+    test %eax, %eax
+    jz 5f
+    mov R(ECHO_IN_WRITE1_VAL), %edi
+    mov %edi, TXT_PRIV_BASE(%eax)
+5:
 
     /* ENTERACCS opened the private space and EXITAC leaves it as it is (SDM): an ACM that
      * launches nothing closes it, so the caller sees it closed again */

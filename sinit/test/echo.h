@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The echo test ACM's results (sinit/test/echo.S): the dwords it writes to the buffer whose
- * address the caller of GETSEC[ENTERACCS] passes in ESI. Shared with the guest that reads them
+ * address the caller of GETSEC[ENTERACCS] passes in ESI, and the caller's input after them. Shared with the guest that reads them
  * (host/tests/guest/getsec_acmode.c). ECHO_EIP .. ECHO_GDTR_BASE are the state the ACM found
  * at its entry (docs/txt-platform.md "0005"); the selectors are zero-extended.
  */
@@ -39,5 +39,17 @@
 #define ECHO_R_PRIV_STS_CLOSED 25        /* private STS after the ACM's CMD.CLOSE-PRIVATE */
 #define ECHO_R_PRIV_STS_REOPENED 26      /* ... and after its CMD.OPEN-PRIVATE */
 #define ECHO_NR 27
+/*
+ * The caller's input, after the results (the ACM only reads it): up to two writes the ACM makes
+ * to the TXT private space (offset from 0xFED20000, 32-bit value), in order, after its reads
+ * and before it closes the space; an offset of 0 ends the list. They give a guest the private
+ * commands that only AC mode reaches (CMD.SECRETS, CMD.RESET, ... ; tests/qemu/test_txt_reset.py).
+ */
+#define ECHO_IN_WRITE0_OFF 27
+#define ECHO_IN_WRITE0_VAL 28
+#define ECHO_IN_WRITE1_OFF 29
+#define ECHO_IN_WRITE1_VAL 30
+#define ECHO_IN_WRITES 2
+#define ECHO_BUF_NR 31                   /* the buffer: results and input */
 
 #endif

@@ -1,14 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * QEMU's TXT register file (qemu/patches/0004: hw/misc/intel_txt_regs.c, a pure function of
- * state x access), compiled out of the patch (scripts/patch-new-file.sh, tests/fuzz.mk), on
+ * QEMU's TXT register file (qemu/patches/0004, 0011: hw/misc/intel_txt_regs.c, a pure function of
+ * state x access), compiled out of the series (scripts/series-file.sh, tests/fuzz.mk), on
  * sequences of accesses. After each access: a read's value fits its width; an access that is
  * not a CPU's, misaligned, or to the closed private space is a master abort (reads all-ones)
  * that changes nothing; a read changes nothing; the power-on registers (DIDVID, SINIT, HEAP,
- * DPR, PUBLIC.KEY) and ESTS.TXT_RESET never change; a public write changes only MLE.JOIN;
+ * DPR, PUBLIC.KEY) never change; ESTS.TXT_RESET is set by CMD.RESET only (which asks for the
+ * platform reset and changes nothing else) and never cleared; a public write changes only MLE.JOIN;
  * nothing but a command opens a locality, and only CMD.OPEN-PRIVATE written by the CPU in
  * authenticated-code mode opens the private space (also while it is closed); a narrow read is
- * the slice of the 8-byte read. ASan sees any access out of the state.
+ * the slice of the 8-byte read. Then the platform resets (a power cycle when the input has
+ * bytes after its last whole access and the first has bit 0 set): scrub wanted exactly when
+ * SECRETS was set, SECRETS clear after; a power cycle clears ESTS, ERRORCODE and E2STS, a reset
+ * keeps ESTS and ERRORCODE. ASan sees any access out of the state.
  *
  * The register ABI is include/abi/txt.h's (tboot's config_regs.h): the static asserts below
  * fail the build when the patch and the ABI disagree (the identical bit macros of both headers
@@ -78,7 +82,7 @@ static uint64_t mask(unsigned size)
     return size == 8 ? ~0ull : (1ull << (8 * size)) - 1;
 }
 
-/* the registers fixed at power-on and ESTS.TXT_RESET are what they were */
+/* the registers fixed at power-on are what they were */
 static void check_fixed(const TXTRegs *s, const TXTRegs *init)
 {
     FUZZ_ASSERT(s->didvid == init->didvid && s->sinit_base == init->sinit_base &&
@@ -87,8 +91,6 @@ static void check_fixed(const TXTRegs *s, const TXTRegs *init)
                 "a power-on register changed");
     FUZZ_ASSERT(!memcmp(s->public_key, init->public_key, sizeof(s->public_key)),
                 "PUBLIC.KEY changed");
-    FUZZ_ASSERT((s->ests & TXT_ESTS_TXT_RESET) == (init->ests & TXT_ESTS_TXT_RESET),
-                "ESTS.TXT_RESET changed");
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -127,12 +129,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         bool aborts = !opens &&
                       (!a.from_cpu || (a.offset & (a.size - 1)) || a.offset >= TXT_SPACE_SIZE ||
                        (a.space == TXT_SPACE_PRIVATE && !(s.sts & TXT_STS_PRIVATE_OPEN)));
+        bool resets = (op & 1) && !aborts && a.space == TXT_SPACE_PRIVATE &&
+                      a.offset == TXT_REG_CMD_RESET;
         before = s;
         if (op & 1) {
             TXTResult r = txt_regs_write(&s, &a, val);
-            FUZZ_ASSERT(r >= TXT_OK && r <= TXT_UNIMP, "result %d", (int)r);
+            FUZZ_ASSERT(r >= TXT_OK && r <= TXT_RESET_PLATFORM, "result %d", (int)r);
             FUZZ_ASSERT((r == TXT_ABORT) == aborts, "write abort %d, expected %d", (int)r, aborts);
-            if (r != TXT_OK)
+            FUZZ_ASSERT((r == TXT_RESET_PLATFORM) == resets, "CMD.RESET: %d, expected %d",
+                        (int)r, resets);
+            if (resets) {
+                TXTRegs t = before;
+                t.ests |= TXT_ESTS_TXT_RESET;
+                FUZZ_ASSERT(!memcmp(&s, &t, sizeof(s)), "CMD.RESET changed more than ESTS");
+            } else {
+                FUZZ_ASSERT((s.ests & TXT_ESTS_TXT_RESET) == (before.ests & TXT_ESTS_TXT_RESET),
+                            "ESTS.TXT_RESET changed by a write to 0x%x", a.offset);
+            }
+            if (r != TXT_OK && r != TXT_RESET_PLATFORM)
                 FUZZ_ASSERT(!memcmp(&s, &before, sizeof(s)), "a refused write changed state");
             if (a.space == TXT_SPACE_PUBLIC) {
                 TXTRegs t = s;
@@ -187,6 +201,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FUZZ_ASSERT(s.sts == 0 && s.mle_join == 0 && s.mseg_base == 0 && s.mseg_size == 0 &&
                 s.ests == before.ests && s.errorcode == before.errorcode &&
                 s.e2sts == before.e2sts, "warm reset");
+    check_fixed(&s, &init);
+
+    /* the platform resets: a scrub exactly when SECRETS was set; a power cycle clears the rest */
+    bool power_cycle = off < size && (data[off] & 1);
+    before = s;
+    bool scrub = txt_regs_platform_reset(&s, power_cycle);
+    FUZZ_ASSERT(scrub == !!(before.e2sts & TXT_E2STS_SECRETS), "scrub %d, E2STS 0x%llx", scrub,
+                (unsigned long long)before.e2sts);
+    FUZZ_ASSERT(!(s.e2sts & TXT_E2STS_SECRETS), "SECRETS survived a reset");
+    if (power_cycle)
+        FUZZ_ASSERT(s.ests == 0 && s.errorcode == 0 && s.e2sts == 0, "power cycle");
+    else
+        FUZZ_ASSERT(s.ests == before.ests && s.errorcode == before.errorcode &&
+                    s.e2sts == (before.e2sts & ~(uint64_t)TXT_E2STS_SECRETS), "platform reset");
+    TXTRegs t = before;
+    t.ests = s.ests;
+    t.errorcode = s.errorcode;
+    t.e2sts = s.e2sts;
+    FUZZ_ASSERT(!memcmp(&s, &t, sizeof(s)), "a platform reset changed other registers");
     check_fixed(&s, &init);
     return 0;
 }

@@ -34,8 +34,6 @@
 
 void getsec_main(uint32_t magic, uint32_t info) __attribute__((noreturn));
 
-#define GETSEC_FAULT 0x80000000u
-
 #define MSR_IA32_PLATFORM_ID 0x17u
 #define MSR_IA32_FEATURE_CONTROL 0x3au
 #define CR4_SMXE (1u << 14)
@@ -62,6 +60,14 @@ void line(const char *what)
     put_str(case_name);
     put_str(": ");
     put_str(what);
+}
+
+void show(const char *what, uint64_t v)
+{
+    line(what);
+    put_str(" = ");
+    put_hex(v);
+    put_str("\n");
 }
 
 static __attribute__((noreturn)) void power_off(void)
@@ -361,6 +367,10 @@ static const struct {
     { "size-too-big", acmode_case_size_too_big },
     { "ap-running", acmode_case_ap_running },
     { "bad-acm", acmode_case_bad_acm },
+    { "secrets-reset", reset_secrets_txt_reset },
+    { "nosecrets-reset", reset_nosecrets_txt_reset },
+    { "secrets-cf9", reset_secrets_cf9 },
+    { "powercycle", reset_power_cycle },
     { "pmr", pmr_off },
     { "pmr-te", pmr_te },
     { "dpr", pmr_dpr },

@@ -8,14 +8,28 @@
 
 #include "abi/multiboot1.h"
 
+#include <stdint.h>
+
+/* MMIO, 32 bits at a time (a 64-bit register low dword first, as tboot's 32-bit code does) */
+static inline uint32_t rd32(uint32_t a) { return *(volatile uint32_t *)a; }
+static inline void wr32(uint32_t a, uint32_t v) { *(volatile uint32_t *)a = v; }
+static inline uint64_t rd64(uint32_t a) { return (uint64_t)rd32(a + 4) << 32 | rd32(a); }
+static inline void wr64(uint32_t a, uint64_t v) { wr32(a, (uint32_t)v); wr32(a + 4, (uint32_t)(v >> 32)); }
+
 /* the loader's multiboot information, as getsec_main got it */
 extern const struct mb1_info *getsec_mbi;
 
 /* starts a report line: "GETSEC: <case>: <what>" (the running case's name) */
 void line(const char *what);
 
+/* a value's line: "<what> = 0x..." */
+void show(const char *what, uint64_t v);
+
 /* a probe's result line: "<what>: ok" (returns 1) or "<what>: #GP(0) at 0x..." (returns 0) */
 int report(const char *what, uint32_t r);
+
+/* a probe's fault word: GETSEC_FAULT | vector << 16 | error code (getsec.c's IDT) */
+#define GETSEC_FAULT 0x80000000u
 
 /* getsec.S's probes: 0, or the fault word (GETSEC_FAULT) when the instruction faulted */
 uint32_t probe_rdmsr(uint32_t msr, uint64_t *val);
@@ -40,6 +54,19 @@ void acmode_case_size_not_64(void);
 void acmode_case_size_too_big(void);
 void acmode_case_ap_running(void);
 void acmode_case_bad_acm(void);
+/* ENTERACCS with the echo ACM (the first multiboot module) making the n (at most 2) writes w
+ * to the TXT private space that only AC mode reaches: 0 when it came back, or a fault word */
+struct txt_priv_write {
+    uint32_t off;                       /* from 0xFED20000 */
+    uint32_t val;
+};
+uint32_t acmode_private_writes(const struct txt_priv_write *w, unsigned n);
+
+/* getsec_reset.c: the TXT reset, the scrub and the power cycle (case=secrets-reset, ...) */
+void reset_secrets_txt_reset(void);
+void reset_nosecrets_txt_reset(void);
+void reset_secrets_cf9(void);
+void reset_power_cycle(void);
 
 /* getsec_pmr.c: VT-d's protected memory regions and the DPR (case=pmr, pmr-te, dpr) */
 void pmr_off(void);

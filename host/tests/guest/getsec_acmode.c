@@ -102,7 +102,7 @@ __asm__(
     "    pop %ebp\n"
     "    ret\n");
 
-static volatile uint32_t acm_results[ECHO_NR];
+static volatile uint32_t acm_results[ECHO_BUF_NR];
 
 static const char *const result_names[ECHO_NR] = {
     [ECHO_R_MAGIC] = "magic", [ECHO_R_EIP] = "EIP", [ECHO_R_EAX] = "EAX",
@@ -117,19 +117,6 @@ static const char *const result_names[ECHO_NR] = {
     [ECHO_R_PRIV_STS_CLOSED] = "private STS after CMD.CLOSE-PRIVATE",
     [ECHO_R_PRIV_STS_REOPENED] = "private STS after CMD.OPEN-PRIVATE",
 };
-
-static void show(const char *what, uint64_t v)
-{
-    line(what);
-    put_str(" = ");
-    put_hex(v);
-    put_str("\n");
-}
-
-static uint32_t rd32(uint32_t a)
-{
-    return *(volatile uint32_t *)a;
-}
 
 static uint32_t read_cr0(void)
 {
@@ -182,6 +169,21 @@ static uint32_t enteraccs_spin(uint32_t base, uint32_t size, uint32_t spin)
 static uint32_t enteraccs(uint32_t base, uint32_t size)
 {
     return enteraccs_spin(base, size, 0);
+}
+
+uint32_t acmode_private_writes(const struct txt_priv_write *w, unsigned n)
+{
+    uint32_t size = acm_setup(0);
+    if (!size || n > ECHO_IN_WRITES)
+        return GETSEC_FAULT;
+    for (unsigned i = 0; i < ECHO_IN_WRITES; i++) {
+        acm_results[ECHO_IN_WRITE0_OFF + 2 * i] = i < n ? w[i].off : 0;
+        acm_results[ECHO_IN_WRITE0_VAL + 2 * i] = i < n ? w[i].val : 0;
+    }
+    uint32_t r = enteraccs(sinit_base(), size);
+    for (unsigned i = ECHO_NR; i < ECHO_BUF_NR; i++)    /* the next ENTERACCS writes nothing */
+        acm_results[i] = 0;
+    return r;
 }
 
 void acmode_case_enteraccs(void)

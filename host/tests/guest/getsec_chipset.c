@@ -26,35 +26,13 @@
 #define HEAP_MARKER 0x1000u                 /* a heap offset past BiosData */
 #define MARKER 0x52545856u                  /* "VXTR" */
 
-/* "GETSEC: <case>: <what> = 0x..." */
-static void show(const char *what, uint64_t v)
-{
-    line(what);
-    put_str(" = ");
-    put_hex(v);
-    put_str("\n");
-}
-
+/* "GETSEC: <case>: <what> = <decimal>" */
 static void show_dec(const char *what, uint32_t v)
 {
     line(what);
     put_str(" = ");
     put_dec(v);
     put_str("\n");
-}
-
-/* MMIO, no paging: physical addresses */
-static uint64_t rd64(uint32_t a)
-{
-    uint32_t lo = *(volatile uint32_t *)a;
-    uint32_t hi = *(volatile uint32_t *)(a + 4);
-    return (uint64_t)hi << 32 | lo;
-}
-
-static void wr64(uint32_t a, uint64_t v)
-{
-    *(volatile uint32_t *)a = (uint32_t)v;
-    *(volatile uint32_t *)(a + 4) = (uint32_t)(v >> 32);
 }
 
 static const struct {

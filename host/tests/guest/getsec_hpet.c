@@ -53,8 +53,6 @@ __asm__(".text\n"
         "    movl $0, 0xfee000b0\n"         /* LAPIC EOI */
         "    iret\n");
 
-static uint32_t rd32(uint32_t a) { return *(volatile uint32_t *)a; }
-static void wr32(uint32_t a, uint32_t v) { *(volatile uint32_t *)a = v; }
 
 struct gate {
     uint16_t off_lo, sel;
@@ -85,13 +83,6 @@ static void idt_with_vector(void)
     __asm__ volatile("lidt %0" :: "m"(now));
 }
 
-static void show(const char *what, uint32_t v)
-{
-    line(what);
-    put_str(" = ");
-    put_hex(v);
-    put_str("\n");
-}
 
 /* timer n: one-shot, FSB mode, FSB route (addr, value), comparator cmp */
 static void arm(unsigned n, uint32_t addr, uint32_t value, uint32_t cmp)

@@ -70,18 +70,7 @@ static uint32_t vtd;                /* the DRHD's register base */
 static uint32_t edu;                /* edu's BAR0 */
 
 
-static uint32_t rd32(uint32_t a) { return *(volatile uint32_t *)a; }
-static void wr32(uint32_t a, uint32_t v) { *(volatile uint32_t *)a = v; }
-static uint64_t rd64(uint32_t a) { return (uint64_t)rd32(a + 4) << 32 | rd32(a); }
-static void wr64(uint32_t a, uint64_t v) { wr32(a, (uint32_t)v); wr32(a + 4, (uint32_t)(v >> 32)); }
 
-static void show(const char *what, uint64_t v)
-{
-    line(what);
-    put_str(" = ");
-    put_hex(v);
-    put_str("\n");
-}
 
 /* ---- finding the hardware ---- */
 static int sig_is(uint32_t a, const char *sig, unsigned n)

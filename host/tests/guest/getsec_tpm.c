@@ -23,7 +23,7 @@
 
 static uint32_t loc(unsigned l) { return TIS + (l << 12); }
 
-static void show(const char *what, unsigned l, const char *reg, uint32_t v)
+static void show_loc(const char *what, unsigned l, const char *reg, uint32_t v)
 {
     line(what);
     put_str("locality ");
@@ -38,7 +38,7 @@ static void show(const char *what, unsigned l, const char *reg, uint32_t v)
 static void all_access(const char *what)
 {
     for (unsigned l = 0; l <= 4; l++)
-        show(what, l, "ACCESS", *(volatile uint8_t *)(loc(l) + TIS_ACCESS));
+        show_loc(what, l, "ACCESS", *(volatile uint8_t *)(loc(l) + TIS_ACCESS));
 }
 
 static void request_use(unsigned l)
@@ -54,7 +54,7 @@ void tpm_loc(void)
     all_access("");
     static const unsigned did[] = { 0, 1, 4 };
     for (unsigned i = 0; i < sizeof(did) / sizeof(did[0]); i++)
-        show("", did[i], "DID_VID", *(volatile uint32_t *)(loc(did[i]) + TIS_DID_VID));
+        show_loc("", did[i], "DID_VID", *(volatile uint32_t *)(loc(did[i]) + TIS_DID_VID));
     request_use(4);
     all_access("after: ");
     request_use(1);
