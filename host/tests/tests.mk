@@ -63,7 +63,7 @@ $(OUT)/host/tests/getsec-entry.o: host/tests/guest/getsec.S include/abi/multiboo
 	$(HOST_TESTK_CC) -D__ASSEMBLY__ -c -o $@ $<
 
 $(OUT)/host/tests/getsec-chipset.o: host/tests/guest/getsec_chipset.c host/tests/guest/getsec.h \
-                                    host/tests/guest/com1.h \
+                                    host/tests/guest/com1.h host/tests/guest/edu.h \
                                     include/abi/multiboot1.h include/abi/txt.h
 	@mkdir -p $(@D)
 	$(HOST_TESTK_CC) -c -o $@ $<

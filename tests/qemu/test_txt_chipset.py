@@ -208,3 +208,19 @@ def test_txt_off_is_stock_qemu():
     t = layout(128)["T"]
     assert not any(a <= t - DPR_SIZE < a + n and typ == E820_RESERVED
                    for a, n, typ in e820(ours)), ours
+
+
+def test_device_dma_does_not_reach_the_txt_spaces():
+    """The chipset decodes its spaces for processor cycles only (docs "0004"): edu's DMA (its
+    mask widened to 32 bits, so that it reaches 0xfed2xxxx) reads all-ones where the CPU reads
+    DIDVID, its write to MLE.JOIN, the one publicly writable register, leaves the CPU's value,
+    and its writes of CMD.OPEN-PRIVATE and CMD.RESET to the private space neither open it nor
+    reset the platform (STS and ESTS 0; with -no-reboot a reset would have ended the run
+    before "done")."""
+    assert run_getsec(txt_qemu(), "txt-dma",
+                      extra=["-device", "edu,dma_mask=0xffffffff"]) == [
+        "start", "edu: found",
+        "DIDVID as edu read it = 0xffffffff", f"DIDVID as the CPU reads it = {DIDVID & 0xFFFFFFFF:#x}",
+        "MLE.JOIN after the CPU wrote it = 0x11112222", "MLE.JOIN after edu wrote it = 0x11112222",
+        "STS after edu wrote CMD.OPEN-PRIVATE and CMD.RESET = 0x0", "ESTS = 0x0",
+        "done"]

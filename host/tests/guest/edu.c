@@ -44,3 +44,13 @@ int edu_dma_busy(uint32_t bar)
 {
     return *(volatile uint32_t *)(bar + EDU_DMA_CMD) & EDU_RUN;
 }
+
+int edu_dma_copy(uint32_t bar, uint32_t src, uint32_t dst, uint32_t len, uint32_t cmd)
+{
+    edu_dma_start(bar, src, dst, len, cmd);
+    /* edu copies 100 ms (virtual) after the command */
+    for (uint32_t i = 0; i < 400000000u; i++)
+        if (!edu_dma_busy(bar))
+            return 1;
+    return 0;
+}

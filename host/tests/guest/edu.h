@@ -27,5 +27,7 @@ uint32_t edu_find(void);
 /* starts a copy of len bytes; cmd EDU_TO_RAM: from edu's buffer to RAM, 0: the other way */
 void edu_dma_start(uint32_t bar, uint32_t src, uint32_t dst, uint32_t len, uint32_t cmd);
 int edu_dma_busy(uint32_t bar);
+/* edu_dma_start, then waits for the copy: 1 when it completed, 0 when it did not in time */
+int edu_dma_copy(uint32_t bar, uint32_t src, uint32_t dst, uint32_t len, uint32_t cmd);
 
 #endif

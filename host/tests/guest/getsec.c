@@ -358,6 +358,7 @@ static const struct {
     { "biosdata", chipset_biosdata },
     { "biosdata-reset", chipset_biosdata_reset },
     { "e820", chipset_e820 },
+    { "txt-dma", chipset_dma },
     { "enteraccs", acmode_case_enteraccs },
     { "enteraccs-dma", acmode_case_enteraccs_dma },
     { "cr0cd", acmode_case_cr0cd },

@@ -43,6 +43,7 @@ void chipset_txtregs(void);
 void chipset_biosdata(void);
 void chipset_biosdata_reset(void);
 void chipset_e820(void);
+void chipset_dma(void);
 
 /* getsec_acmode.c: authenticated-code mode's cases */
 void acmode_case_enteraccs(void);

@@ -14,8 +14,12 @@
  *                       the second) prints BiosData again (rewritten by the "BIOS") and
  *                       whether the marker survived (needs QEMU without -no-reboot)
  *   case=e820           the multiboot memory map (QEMU's -kernel loader: the BIOS's e820)
+ *   case=txt-dma        (-device edu,dma_mask=0xffffffff: edu's default mask ends at 256 MiB) a
+ *                       device's DMA at both spaces: edu reads DIDVID, writes MLE.JOIN, then
+ *                       CMD.OPEN-PRIVATE and CMD.RESET; the CPU's own read and write beside it
  */
 #include "com1.h"
+#include "edu.h"
 #include "getsec.h"
 #include "abi/multiboot1.h"
 #include "abi/txt.h"
@@ -213,4 +217,49 @@ void chipset_e820(void)
         put_str("\n");
         a += e->size + 4;
     }
+}
+
+#define JOIN_BY_CPU 0x11112222u
+#define JOIN_BY_DMA 0x33334444u
+
+/* edu copies len bytes from src to dst through its buffer: RAM or MMIO at either end */
+static int dma_copy(uint32_t edu, uint32_t src, uint32_t dst, uint32_t len)
+{
+    if (edu_dma_copy(edu, src, EDU_BUF, len, 0) && edu_dma_copy(edu, EDU_BUF, dst, len, EDU_TO_RAM))
+        return 1;
+    line("edu DMA did not complete\n");
+    return 0;
+}
+
+void chipset_dma(void)
+{
+    const uint32_t pub = TXT_PUB_CONFIG_REGS_BASE, priv = TXT_PRIV_CONFIG_REGS_BASE;
+    static volatile uint32_t word;
+    uint32_t edu = edu_find();
+    line(edu ? "edu: found\n" : "edu: not found\n");
+    if (!edu)
+        return;
+
+    word = 0x12345678u;
+    if (!dma_copy(edu, pub + TXTCR_DIDVID, (uint32_t)&word, 4))
+        return;
+    show("DIDVID as edu read it", word);
+    show("DIDVID as the CPU reads it", rd32(pub + TXTCR_DIDVID));
+
+    wr32(pub + TXTCR_MLE_JOIN, JOIN_BY_CPU);
+    show("MLE.JOIN after the CPU wrote it", rd32(pub + TXTCR_MLE_JOIN));
+    word = JOIN_BY_DMA;
+    if (!dma_copy(edu, (uint32_t)&word, pub + TXTCR_MLE_JOIN, 4))
+        return;
+    show("MLE.JOIN after edu wrote it", rd32(pub + TXTCR_MLE_JOIN));
+
+    /* the commands a closed private space honours from AC mode only, and the TXT reset: a
+     * device's write is no processor cycle (with -no-reboot a reset would end the run here) */
+    word = 1;
+    if (!dma_copy(edu, (uint32_t)&word, priv + TXTCR_CMD_OPEN_PRIVATE, 4) ||
+        !dma_copy(edu, (uint32_t)&word, priv + TXTCR_CMD_RESET, 4))
+        return;
+    show("STS after edu wrote CMD.OPEN-PRIVATE and CMD.RESET", rd32(pub + TXTCR_STS));
+    show("ESTS", rd32(pub + TXTCR_ESTS));
+    wr32(pub + TXTCR_MLE_JOIN, 0);
 }

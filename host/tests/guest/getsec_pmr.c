@@ -114,11 +114,8 @@ static uint32_t find_drhd(void)
 /* ---- edu's DMA ---- */
 static int edu_dma(uint32_t src, uint32_t dst, uint32_t cmd)
 {
-    edu_dma_start(edu, src, dst, COPY, cmd);
-    /* edu copies 100 ms (virtual) after the command */
-    for (uint32_t i = 0; i < 400000000u; i++)
-        if (!edu_dma_busy(edu))
-            return 1;
+    if (edu_dma_copy(edu, src, dst, COPY, cmd))
+        return 1;
     line("edu DMA did not complete\n");
     return 0;
 }
