@@ -61,7 +61,9 @@
 #define TXT_STS_LOCALITY2_OPEN (1u << 16)
 /* ESTS */
 #define TXT_ESTS_TXT_RESET (1u << 0)
+#define TXT_ESTS_WAKE_ERROR (1u << 6)           /* a sleep state was entered with secrets */
 /* E2STS */
+#define TXT_E2STS_SLP_ENTRY_ERROR (1u << 0)     /* ... and the entry it was */
 #define TXT_E2STS_SECRETS (1u << 1)
 /* VER.FSBIF / VER.QPIIF: 1 = production fused (must equal !ACM flags.debug_signed) */
 #define TXT_VER_PROD_FUSED (1u << 31)

@@ -12,7 +12,9 @@
  * the slice of the 8-byte read. Then the platform resets (a power cycle when the input has
  * bytes after its last whole access and the first has bit 0 set): scrub wanted exactly when
  * SECRETS was set, SECRETS clear after; a power cycle clears ESTS, ERRORCODE and E2STS, a reset
- * keeps ESTS and ERRORCODE. ASan sees any access out of the state.
+ * keeps ESTS and ERRORCODE. Before that, an S3 request (the same bit 1 of that byte): refused
+ * exactly when SECRETS is set, recording ESTS.WAKE_ERROR and E2STS.SLP_ENTRY_ERROR and nothing
+ * else. ASan sees any access out of the state.
  *
  * The register ABI is include/abi/txt.h's (tboot's config_regs.h): the static asserts below
  * fail the build when the patch and the ABI disagree (the identical bit macros of both headers
@@ -203,6 +205,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 s.e2sts == before.e2sts, "warm reset");
     check_fixed(&s, &init);
 
+    /* S3 asked for: refused exactly with SECRETS, the wake error recorded */
+    if (off < size && (data[off] & 2)) {
+        TXTRegs t;
+        before = s;
+        bool refused = txt_regs_sleep_refused(&s);
+        FUZZ_ASSERT(refused == !!(before.e2sts & TXT_E2STS_SECRETS), "S3 refused %d", refused);
+        t = before;
+        if (refused) {
+            t.ests |= TXT_ESTS_WAKE_ERROR;
+            t.e2sts |= TXT_E2STS_SLP_ENTRY_ERROR;
+        }
+        FUZZ_ASSERT(!memcmp(&s, &t, sizeof(s)), "S3 changed more than the wake error");
+    }
+
     /* the platform resets: a scrub exactly when SECRETS was set; a power cycle clears the rest */
     bool power_cycle = off < size && (data[off] & 1);
     before = s;
@@ -215,11 +231,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     else
         FUZZ_ASSERT(s.ests == before.ests && s.errorcode == before.errorcode &&
                     s.e2sts == (before.e2sts & ~(uint64_t)TXT_E2STS_SECRETS), "platform reset");
-    TXTRegs t = before;
-    t.ests = s.ests;
-    t.errorcode = s.errorcode;
-    t.e2sts = s.e2sts;
-    FUZZ_ASSERT(!memcmp(&s, &t, sizeof(s)), "a platform reset changed other registers");
+    TXTRegs t2 = before;
+    t2.ests = s.ests;
+    t2.errorcode = s.errorcode;
+    t2.e2sts = s.e2sts;
+    FUZZ_ASSERT(!memcmp(&s, &t2, sizeof(s)), "a platform reset changed other registers");
     check_fixed(&s, &init);
     return 0;
 }

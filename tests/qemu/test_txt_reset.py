@@ -14,7 +14,8 @@ ESTS, ERRORCODE and E2STS."""
 from test_txt_acmode import ECHO, ESTS_TXT_RESET, run_acm
 from getsec_guest import need
 
-E2STS_SECRETS = 1 << 1
+E2STS_SLP_ENTRY_ERROR, E2STS_SECRETS = 1 << 0, 1 << 1
+ESTS_WAKE_ERROR = 1 << 6
 MARKER = 0x5243534D                              # getsec_reset.c's "MSCR"
 SW_ERRORCODE = 0xC0008001                        # written by the ACM in case=powercycle
 MARKERS = ("marker at 64 MiB", "marker at the top of RAM", "marker in the heap")
@@ -55,6 +56,18 @@ def test_plain_reset_with_secrets_scrubs_memory():
         "start", "boot 1", "CMD.SECRETS: ok", f"E2STS = {E2STS_SECRETS:#x}",
         "reset through 0xCF9",
         "start", "boot 2", *platform(0, 0, 0, 0),
+        "done"]
+
+
+def test_s3_with_secrets_is_refused_and_scrubbed():
+    """S3 entered with SECRETS set (PM1a_CNT SLP_TYP 1, SLP_EN): the chipset does not keep RAM
+    powered with secrets in it: the platform resets instead, with ESTS.WAKE_ERROR and
+    E2STS.SLP_ENTRY_ERROR set and memory scrubbed. Without the chipset's refusal the guest
+    would sleep for ever (the run times out)."""
+    assert run_reset("secrets-s3") == [
+        "start", "boot 1", "CMD.SECRETS: ok", f"E2STS = {E2STS_SECRETS:#x}",
+        "S3 through PM1a_CNT",
+        "start", "boot 2", *platform(ESTS_WAKE_ERROR, 0, E2STS_SLP_ENTRY_ERROR, 0),
         "done"]
 
 

@@ -371,6 +371,7 @@ static const struct {
     { "secrets-reset", reset_secrets_txt_reset },
     { "nosecrets-reset", reset_nosecrets_txt_reset },
     { "secrets-cf9", reset_secrets_cf9 },
+    { "secrets-s3", reset_secrets_s3 },
     { "powercycle", reset_power_cycle },
     { "pmr", pmr_off },
     { "pmr-te", pmr_te },

@@ -67,6 +67,7 @@ uint32_t acmode_private_writes(const struct txt_priv_write *w, unsigned n);
 void reset_secrets_txt_reset(void);
 void reset_nosecrets_txt_reset(void);
 void reset_secrets_cf9(void);
+void reset_secrets_s3(void);
 void reset_power_cycle(void);
 
 /* getsec_pmr.c: VT-d's protected memory regions and the DPR (case=pmr, pmr-te, dpr) */

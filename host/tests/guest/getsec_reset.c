@@ -13,6 +13,8 @@
  *                         above (no scrub: the markers stay)
  *   case=secrets-cf9      boot 1: CMD.SECRETS, markers, a plain reset through 0xCF9 (0x06); boot 2:
  *                         as above (not a TXT reset, but a scrub)
+ *   case=secrets-s3       boot 1: CMD.SECRETS, markers, S3 through PM1a_CNT; boot 2: as above
+ *                         (the chipset refused to sleep: a wake error and a scrub)
  *   case=powercycle       boot 1: ERRORCODE as SINIT writes one, CMD.RESET; boot 2: the TXT
  *                         registers, CMD.SECRETS, markers, 0xCF9 = 0x0A then 0x0E (tboot's power
  *                         cycle, FULL_RST); boot 3: the TXT registers and the markers
@@ -33,6 +35,11 @@
 #define MARKER_64M 0x04000000u
 #define HEAP_MARKER 0x1000u                 /* a heap offset past BiosData */
 #define SW_ERRORCODE 0xc0008001u            /* valid, software (SINIT/MLE) error: tboot's layout error */
+
+/* q35's PM1a_CNT (SeaBIOS's PMBASE 0x600) and QEMU's S3 sleep type (its DSDT's \_S3) */
+#define ACPI_PM1A_CNT 0x604u
+#define ACPI_SLP_TYP_S3 (1u << 10)
+#define ACPI_SLP_EN (1u << 13)
 
 #define PUB(reg) (TXT_PUB_CONFIG_REGS_BASE + (reg))
 
@@ -152,6 +159,20 @@ void reset_secrets_cf9(void)
     line("reset through 0xCF9\n");
     outb(0xcf9, 0x02);
     outb(0xcf9, 0x06);                      /* hard reset, not FULL_RST */
+    wait_for_reset();
+}
+
+void reset_secrets_s3(void)
+{
+    if (next_boot() > 1) {
+        show_platform();
+        return;
+    }
+    if (!set_secrets())
+        return;
+    write_markers();
+    line("S3 through PM1a_CNT\n");
+    outw(ACPI_PM1A_CNT, ACPI_SLP_TYP_S3 | ACPI_SLP_EN);
     wait_for_reset();
 }
 
