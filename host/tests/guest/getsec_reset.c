@@ -110,25 +110,55 @@ static __attribute__((noreturn)) void txt_reset_after(const struct txt_priv_writ
     wait_for_reset();
 }
 
-static int set_secrets(void)
+/* the ACM's private writes w, then E2STS: 1, or 0 after the fault's line */
+static int private_writes(const char *what, const struct txt_priv_write *w, unsigned n)
 {
-    static const struct txt_priv_write secrets = { TXTCR_CMD_SECRETS, 1 };
-    if (!report("CMD.SECRETS", acmode_private_writes(&secrets, 1)))
+    if (!report(what, acmode_private_writes(w, n)))
         return 0;
     show("E2STS", rd32(PUB(TXTCR_E2STS)));
     return 1;
 }
 
-void reset_secrets_txt_reset(void)
+static const struct txt_priv_write cmd_secrets = { TXTCR_CMD_SECRETS, 1 };
+
+/* boot 1: the ACM's writes w, the markers, then leave() ends the boot in a reset; boot 2 shows
+ * what the platform kept */
+static void two_boots(const char *what, const struct txt_priv_write *w, unsigned n,
+                      void (*leave)(void))
 {
     if (next_boot() > 1) {
         show_platform();
         return;
     }
-    if (!set_secrets())
+    if (!private_writes(what, w, n))
         return;
     write_markers();
+    leave();
+}
+
+static void leave_by_cmd_reset(void)
+{
     txt_reset_after(NULL);
+}
+
+static void leave_by_cf9(void)
+{
+    line("reset through 0xCF9\n");
+    outb(0xcf9, 0x02);
+    outb(0xcf9, 0x06);                      /* hard reset, not FULL_RST */
+    wait_for_reset();
+}
+
+static void leave_by_s3(void)
+{
+    line("S3 through PM1a_CNT\n");
+    outw(ACPI_PM1A_CNT, ACPI_SLP_TYP_S3 | ACPI_SLP_EN);
+    wait_for_reset();
+}
+
+void reset_secrets_txt_reset(void)
+{
+    two_boots("CMD.SECRETS", &cmd_secrets, 1, leave_by_cmd_reset);
 }
 
 void reset_nosecrets_txt_reset(void)
@@ -136,44 +166,17 @@ void reset_nosecrets_txt_reset(void)
     static const struct txt_priv_write secrets_then_none[] = {
         { TXTCR_CMD_SECRETS, 1 }, { TXTCR_CMD_NO_SECRETS, 1 },
     };
-    if (next_boot() > 1) {
-        show_platform();
-        return;
-    }
-    if (!report("CMD.SECRETS, CMD.NO-SECRETS", acmode_private_writes(secrets_then_none, 2)))
-        return;
-    show("E2STS", rd32(PUB(TXTCR_E2STS)));
-    write_markers();
-    txt_reset_after(NULL);
+    two_boots("CMD.SECRETS, CMD.NO-SECRETS", secrets_then_none, 2, leave_by_cmd_reset);
 }
 
 void reset_secrets_cf9(void)
 {
-    if (next_boot() > 1) {
-        show_platform();
-        return;
-    }
-    if (!set_secrets())
-        return;
-    write_markers();
-    line("reset through 0xCF9\n");
-    outb(0xcf9, 0x02);
-    outb(0xcf9, 0x06);                      /* hard reset, not FULL_RST */
-    wait_for_reset();
+    two_boots("CMD.SECRETS", &cmd_secrets, 1, leave_by_cf9);
 }
 
 void reset_secrets_s3(void)
 {
-    if (next_boot() > 1) {
-        show_platform();
-        return;
-    }
-    if (!set_secrets())
-        return;
-    write_markers();
-    line("S3 through PM1a_CNT\n");
-    outw(ACPI_PM1A_CNT, ACPI_SLP_TYP_S3 | ACPI_SLP_EN);
-    wait_for_reset();
+    two_boots("CMD.SECRETS", &cmd_secrets, 1, leave_by_s3);
 }
 
 void reset_power_cycle(void)
@@ -183,7 +186,7 @@ void reset_power_cycle(void)
     if (boot == 1)
         txt_reset_after(&errorcode);
     show_platform();
-    if (boot > 2 || !set_secrets())
+    if (boot > 2 || !private_writes("CMD.SECRETS", &cmd_secrets, 1))
         return;
     write_markers();
     line("power cycle through 0xCF9\n");
