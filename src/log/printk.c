@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "lib/format.h"
 #include "lib/string.h"
@@ -49,11 +50,27 @@ static void emit(bool to_console, const char *s, size_t len)
 /* CPUs parking in wait-for-SIPI print at the same time: one line buffer, one writer. */
 static int lock;
 
-static void lock_acquire(void)
+/*
+ * How long a CPU waits for the lock before it takes it over. Linux counts an offlined CPU dead
+ * before that CPU enters shutdown_entry, and may INIT it back while it prints its park line:
+ * the lock then stays held for good, and the next printk (the CPU that suspends) spun forever
+ * (issue 21's hang). A line takes thousands of iterations of this loop; the bound is 2^26, a
+ * fraction of a second even under TCG. What it costs when a holder is only slow: one garbled
+ * line, announced by the warning below.
+ */
+#define LOCK_TAKEOVER_SPINS (1u << 26)
+
+/* true when the lock was taken over from a holder that did not let go */
+static bool lock_acquire(void)
 {
+    uint32_t spins = 0;
     while (__atomic_exchange_n(&lock, 1, __ATOMIC_ACQUIRE))
         while (__atomic_load_n(&lock, __ATOMIC_RELAXED))
-            ;
+            if (++spins == LOCK_TAKEOVER_SPINS) {
+                __atomic_exchange_n(&lock, 1, __ATOMIC_ACQUIRE);   /* taken over */
+                return true;
+            }
+    return false;
 }
 
 static void lock_release(void)
@@ -73,7 +90,14 @@ static void vprintk(bool to_console, unsigned level, const char *fmt, va_list ap
 
     if (loglvl_hidden & level)
         return;
-    lock_acquire();
+    if (lock_acquire()) {
+        static const char taken[] = "vtboot: WARNING: printk: the lock's holder never let go "
+                                    "(a CPU taken back while it printed): taken over\n";
+        if (mid_line)
+            emit(to_console, "\n", 1);
+        emit(to_console, taken, sizeof(taken) - 1);
+        mid_line = false;
+    }
     int n = fmt_vsnprintf(line, sizeof(line), fmt, ap);
     size_t len = n < 0 ? 0 : (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1;
 

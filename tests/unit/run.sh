@@ -3,6 +3,8 @@
 # skipped tests (a test skips when a tool it checks against, such as swtpm, tpm2-tools or
 # tb_polgen, is missing). UNIT_NO_SKIP=1 (set by `make test`, which installs every tool first)
 # counts a skipped test as a failure, so a machine without the tools never reports green.
+# A binary that runs longer than UNIT_TIMEOUT seconds (120) is killed and fails: a unit test
+# that hangs (a lock that is never released, a loop without end) must not hang `make test`.
 # usage: run.sh [-v] BINARY...
 verbose=0
 [ "${1:-}" = -v ] && { verbose=1; shift; }
@@ -12,13 +14,16 @@ log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 for b in "$@"; do
     bins=$((bins + 1))
-    if "$b" >"$log" 2>&1; then
+    timeout "${UNIT_TIMEOUT:-120}" "$b" >"$log" 2>&1
+    rc=$?
+    if [ $rc = 0 ]; then
         [ $verbose = 1 ] && cat "$log"
     else
         failed=$((failed + 1))
         failed_bins="$failed_bins ${b##*/}"
         echo "---- FAILED: $b"
         cat "$log"
+        [ $rc = 124 ] && echo "---- $b: killed after ${UNIT_TIMEOUT:-120} s (a hang)"
     fi
     n=$(sed -n 's/^\[==========\] \([0-9]*\) test(s) run\./\1/p' "$log" | tail -1)
     tests=$((tests + ${n:-0}))
