@@ -135,10 +135,12 @@ def test_malformed_shared_page_is_rejected(kernel, name):
             # (the found line above; the patched kernel refuses it). At power off it calls
             # whatever the region and tboot's page tables hold by then, and that depends on
             # which pages the kernel reused: seen in cold runs, an oops inside the region, a
-            # triple fault (QEMU resets), and vtboot's own power off. So only the acceptance and
-            # the guest's run to its end are asserted here.
+            # triple fault (QEMU resets), vtboot's own power off, and (a clean-clone run,
+            # 2026-12-05) a silent hang after "reboot: Power down", the launcher's timeout
+            # ending it. So only the acceptance and the guest's run to its end are asserted
+            # here, and that the VM ended in one of those ways.
             assert "VTBOOT-GUEST: end" in run.serial, run.serial[-3000:]
-            assert run.rc in (vtb.CRASHED, vtb.RESET, vtb.POWERED_OFF), run.stderr
+            assert run.rc in (vtb.CRASHED, vtb.RESET, vtb.POWERED_OFF, vtb.TIMED_OUT), run.stderr
 
 
 @BOTH
