@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * echo: the test ACM of the emulated GETSEC[ENTERACCS]/[EXITAC] (docs/txt-platform.md "0005",
- * tests/qemu/test_txt_acmode.py). It does no SINIT work: it saves the register state it was
+ * echo: the test ACM of the emulated GETSEC[ENTERACCS]/[EXITAC] and [SENTER]
+ * (docs/txt-platform.md "0005", "0006"; tests/qemu/test_txt_acmode.py, test_txt_senter.py). It does no SINIT work: it saves the register state it was
  * entered with into the caller's buffer (ESI; layout in echo.h), reads the TXT status through
  * both configuration spaces, the TPM's locality 3 ACCESS byte and IA32_MISC_ENABLE, closes and
  * opens the private space, reads its own first dword, makes the private-space writes the caller
  * lists (echo.h), closes the private space it was given, gives the caller its GDT back and leaves
- * with EXITAC to the return address ENTERACCS passed in EBX.
+ * with EXITAC to the return address ENTERACCS passed in EBX (or, after SENTER, the caller's
+ * input gave: echo.h ECHO_IN_EXIT_EIP).
  *
  * It runs wherever the caller copied it (a 4 KiB-aligned ACBASE) and touches no address of its
  * own, so it needs no relocation: everything is ESI-, EBP- or ESP-relative or a fixed MMIO
@@ -119,13 +120,21 @@ echo_entry:
      * launches nothing closes it, so the caller sees it closed again */
     movl $1, TXT_PRIV_CMD_CLOSE_PRIVATE
 
-    /* the caller's GDTR, from ECX[31:16] (limit) and EDX (base) as ENTERACCS passed them */
-    mov %edx, 2(%esp)
+    /* the caller's GDTR, from ECX[31:16] (limit) and EDX (base) as ENTERACCS passed them, or
+     * with the return address from the caller's input (SENTER passes neither) */
+    mov R(ECHO_IN_EXIT_EIP), %eax
+    test %eax, %eax
+    jz 6f
+    mov %eax, %ebx
+    mov R(ECHO_IN_EXIT_GDTR_LIMIT), %ecx
+    shl $16, %ecx
+    mov R(ECHO_IN_EXIT_GDTR_BASE), %edx
+6:  mov %edx, 2(%esp)
     shr $16, %ecx
     mov %cx, (%esp)
     lgdt (%esp)
     add $8, %esp
-    mov $GETSEC_EXITAC, %eax             /* EBX: the return address ENTERACCS passed */
+    mov $GETSEC_EXITAC, %eax             /* EBX: the return address */
     xor %edx, %edx
     .byte 0x0f, 0x37                     /* getsec */
 4:  hlt                                  /* EXITAC does not come back */

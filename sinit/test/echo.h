@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The echo test ACM's results (sinit/test/echo.S): the dwords it writes to the buffer whose
- * address the caller of GETSEC[ENTERACCS] passes in ESI, and the caller's input after them. Shared with the guest that reads them
+ * address the caller of GETSEC[ENTERACCS] or [SENTER] passes in ESI, and the caller's input after them. Shared with the guest that reads them
  * (host/tests/guest/getsec_acmode.c). ECHO_EIP .. ECHO_GDTR_BASE are the state the ACM found
  * at its entry (docs/txt-platform.md "0005"); the selectors are zero-extended.
  */
@@ -50,6 +50,14 @@
 #define ECHO_IN_WRITE1_OFF 29
 #define ECHO_IN_WRITE1_VAL 30
 #define ECHO_IN_WRITES 2
-#define ECHO_BUF_NR 31                   /* the buffer: results and input */
+/*
+ * Where the ACM leaves to, when ECHO_IN_EXIT_EIP is not 0: GETSEC[SENTER] passes no return
+ * address (EBX is ACBASE) and no GDTR, so its caller gives them here; 0 for ENTERACCS's (EBX,
+ * and the GDTR in ECX[31:16] and EDX).
+ */
+#define ECHO_IN_EXIT_EIP 31
+#define ECHO_IN_EXIT_GDTR_LIMIT 32
+#define ECHO_IN_EXIT_GDTR_BASE 33
+#define ECHO_BUF_NR 34                   /* the buffer: results and input */
 
 #endif

@@ -55,6 +55,11 @@ void acmode_case_size_not_64(void);
 void acmode_case_size_too_big(void);
 void acmode_case_ap_running(void);
 void acmode_case_bad_acm(void);
+void acmode_case_senter(void);
+void acmode_case_senter_edx1(void);
+void acmode_case_senter_unlocked(void);
+void acmode_case_senter_ap_running(void);
+void acmode_case_senter_bad_acm(void);
 /* ENTERACCS with the echo ACM (the first multiboot module) making the n (at most 2) writes w
  * to the TXT private space that only AC mode reaches: 0 when it came back, or a fault word */
 struct txt_priv_write {
@@ -80,5 +85,7 @@ void hpet_fsb(void);
 
 /* getsec_tpm.c: the TPM localities the chipset gates (case=tpm-loc) */
 void tpm_loc(void);
+/* a PCR's SHA-256 value, read through locality 0; 0 when the TPM did not answer as expected */
+int tpm_pcr_sha256(unsigned pcr, uint8_t out[32]);
 
 #endif

@@ -26,6 +26,16 @@
  *                        another INIT, then with the AP counting again after a SIPI
  *   case=bad-acm         boot 1: ENTERACCS, which must end in a TXT reset; boot 2 (ESTS.TXT_RESET
  *                        set): public ERRORCODE and ESTS (needs QEMU without -no-reboot)
+ * GETSEC[SENTER] (qemu/patches 0006; tests/qemu/test_txt_senter.py, tpm-tis on swtpm), the echo
+ * ACM told where to leave to (echo.h ECHO_IN_EXIT_*):
+ *   case=senter          public STS and PCR 17 (SHA-256, locality 0) before; SENTER; every
+ *                        value the ACM saved; public and private STS, locality 3's ACCESS and
+ *                        PCR 17 after; a second SENTER (SENTERFLAG is set)
+ *   case=senter-edx1     SENTER with EDX = 1 (no SENTER function is supported)
+ *   case=senter-unlocked IA32_FEATURE_CONTROL (QEMU given one without LOCK or SENTER), SENTER
+ *   case=senter-ap-running (-smp 2) the AP counting as in ap-running; SENTER; the AP stops for
+ *                        good: an INIT-SIPI-SIPI sent to it afterwards does not start it
+ *   case=senter-bad-acm  bad-acm through SENTER; boot 2 also reads PCR 17
  * Every fault case prints the fault as getsec's report(): "ENTERACCS: #GP(0) at 0x...".
  */
 #include "com1.h"
@@ -59,27 +69,32 @@
 #define AP_CODE 0x7000u
 #define AP_COUNTER (AP_CODE + 0x40)
 
-/* uint32_t acmode_enteraccs(uint32_t base, uint32_t size, uint32_t *results, uint32_t spin):
- * GETSEC[ENTERACCS] with EBX = base, ECX = size, ESI = results, EDI = spin; 0 when the ACM
- * came back through EXITAC, or getsec.c's fault word. ENTERACCS loads EBP with ACBASE and the
- * ACM's segments, and EXITAC returns with the ACM's CS (0x08, flat, as ours): acmode_return
- * reloads the guest's segments, EBP comes back from the stack. */
-uint32_t acmode_enteraccs(uint32_t base, uint32_t size, volatile uint32_t *results, uint32_t spin);
+/* uint32_t acmode_getsec(uint32_t leaf, uint32_t base, uint32_t size, uint32_t *results,
+ *                        uint32_t spin, uint32_t edx):
+ * GETSEC[leaf] (ENTERACCS or SENTER) with EBX = base, ECX = size, ESI = results, EDI = spin,
+ * EDX = edx; 0 when the ACM came back through EXITAC, or getsec.c's fault word. Both leaves
+ * load EBP with ACBASE and the ACM's segments, and EXITAC returns with the ACM's CS (0x08,
+ * flat, as ours): acmode_return reloads the guest's segments, EBP comes back from the stack. */
+#define GETSEC_ENTERACCS 2u
+#define GETSEC_SENTER 4u
+uint32_t acmode_getsec(uint32_t leaf, uint32_t base, uint32_t size, volatile uint32_t *results,
+                       uint32_t spin, uint32_t edx);
 extern const char acmode_return[];
 uint32_t acmode_esp;                        /* ESP at the GETSEC, as the ACM must see it (asm writes it) */
 __asm__(
     "    .text\n"
-    "    .globl acmode_enteraccs\n"
-    "acmode_enteraccs:\n"
+    "    .globl acmode_getsec\n"
+    "acmode_getsec:\n"
     "    push %ebp\n"
     "    push %ebx\n"
     "    push %esi\n"
     "    push %edi\n"
-    "    mov 20(%esp), %ebx\n"
-    "    mov 24(%esp), %ecx\n"
-    "    mov 28(%esp), %esi\n"
-    "    mov 32(%esp), %edi\n"
-    "    mov $2, %eax\n"                     /* ENTERACCS */
+    "    mov 20(%esp), %eax\n"
+    "    mov 24(%esp), %ebx\n"
+    "    mov 28(%esp), %ecx\n"
+    "    mov 32(%esp), %esi\n"
+    "    mov 36(%esp), %edi\n"
+    "    mov 40(%esp), %edx\n"
     "    movl $1f, fault_resume\n"
     "    mov %esp, acmode_esp\n"
     "    .globl acmode_getsec_insn\n"
@@ -117,6 +132,19 @@ static const char *const result_names[ECHO_NR] = {
     [ECHO_R_PRIV_STS_CLOSED] = "private STS after CMD.CLOSE-PRIVATE",
     [ECHO_R_PRIV_STS_REOPENED] = "private STS after CMD.OPEN-PRIVATE",
 };
+
+/* "guest ESP at GETSEC", then every value the echo ACM saved: "ACM <name> = 0x..." */
+static void show_acm_results(void)
+{
+    show("guest ESP at GETSEC", acmode_esp);
+    for (unsigned i = 0; i < ECHO_NR; i++) {
+        line("ACM ");
+        put_str(result_names[i]);
+        put_str(" = ");
+        put_hex(acm_results[i]);
+        put_str("\n");
+    }
+}
 
 static uint32_t read_cr0(void)
 {
@@ -163,7 +191,7 @@ static uint32_t enteraccs_spin(uint32_t base, uint32_t size, uint32_t spin)
 {
     for (unsigned i = 0; i < ECHO_NR; i++)
         acm_results[i] = 0;
-    return acmode_enteraccs(base, size, acm_results, spin);
+    return acmode_getsec(GETSEC_ENTERACCS, base, size, acm_results, spin, 0);
 }
 
 static uint32_t enteraccs(uint32_t base, uint32_t size)
@@ -211,14 +239,7 @@ void acmode_case_enteraccs(void)
         return;
     if (!report("ENTERACCS", enteraccs(sinit_base(), size)))
         return;
-    show("guest ESP at GETSEC", acmode_esp);
-    for (unsigned i = 0; i < ECHO_NR; i++) {
-        line("ACM ");
-        put_str(result_names[i]);
-        put_str(" = ");
-        put_hex(acm_results[i]);
-        put_str("\n");
-    }
+    show_acm_results();
     /* CMD.OPEN-PRIVATE from outside AC mode: the closed space ignores it */
     *(volatile uint32_t *)(TXT_PRIV_CONFIG_REGS_BASE + TXTCR_CMD_OPEN_PRIVATE) = 1;
     show("private STS outside AC mode", rd32(TXT_PRIV_CONFIG_REGS_BASE + TXTCR_STS));
@@ -412,15 +433,21 @@ static void settle(void)
         __asm__ volatile("pause");
 }
 
-/* the AP counting: the counter moved within about 10 s (the AP's vCPU thread may wait for
- * the host's CPUs when other QEMUs run beside this one) */
-static uint32_t ap_counting(void)
+/* the AP counting: the counter moved within tenths * 0.1 s */
+static uint32_t ap_counting_within(unsigned tenths)
 {
     uint64_t t0 = rdtsc();
-    while (rdtsc() - t0 < 100 * TICKS_100MS)
+    while (rdtsc() - t0 < tenths * TICKS_100MS)
         if (*(volatile uint32_t *)AP_COUNTER != 0)
             return 1;
     return 0;
+}
+
+/* ... within about 10 s (the AP's vCPU thread may wait for the host's CPUs when other QEMUs
+ * run beside this one) */
+static uint32_t ap_counting(void)
+{
+    return ap_counting_within(100);
 }
 
 /* the AP stopped counting: the counter still for 0.1 s, within about 5 s */
@@ -435,23 +462,28 @@ static uint32_t ap_stopped(void)
     return 0;
 }
 
-void acmode_case_ap_running(void)
+/* the AP started by INIT-SIPI into a real-mode loop at AP_CODE: caches on (CR0.CD and NW
+ * clear: ENTERACCS wants them clear on every CPU), then mov ax, cs; mov ds, ax;
+ * 1: inc dword [0x40]; jmp 1b */
+static void ap_start_counting(void)
 {
-    /* real mode at AP_CODE: caches on (CR0.CD and NW clear: ENTERACCS wants them clear on
-     * every CPU), then mov ax, cs; mov ds, ax; 1: inc dword [0x40]; jmp 1b */
     static const uint8_t loop[] = { 0x0f, 0x20, 0xc0, 0x66, 0x25, 0xff, 0xff, 0xff, 0x9f,
                                     0x0f, 0x22, 0xc0, 0x8c, 0xc8, 0x8e, 0xd8,
                                     0x66, 0xff, 0x06, 0x40, 0x00, 0xeb, 0xf9 };
-    uint32_t size = acm_setup(0);
-    if (!size)
-        return;
     for (unsigned i = 0; i < sizeof(loop); i++)
         ((volatile uint8_t *)AP_CODE)[i] = loop[i];
     *(volatile uint32_t *)AP_COUNTER = 0;
-
     lapic_ipi(ICR_INIT);                    /* whatever the BIOS left it doing: wait-for-SIPI */
     settle();
     lapic_ipi(ICR_SIPI | AP_CODE >> 12);
+}
+
+void acmode_case_ap_running(void)
+{
+    uint32_t size = acm_setup(0);
+    if (!size)
+        return;
+    ap_start_counting();
     show("AP counting", ap_counting());
     /* wait-for-SIPI again; an INIT leaves CR0.CD and NW as they were (SDM vol. 3A table
      * 10-1, note 2) */
@@ -474,17 +506,130 @@ void acmode_case_ap_running(void)
     report("AP running: ENTERACCS", enteraccs(sinit_base(), size));
 }
 
-void acmode_case_bad_acm(void)
+static void show_pcr17(const char *what);
+static uint32_t senter(uint32_t size, uint32_t edx);
+
+static void bad_acm(uint32_t leaf)
 {
     uint32_t ests = rd32(TXT_PUB_CONFIG_REGS_BASE + TXTCR_ESTS);
     if (ests & TXT_ESTS_TXT_RESET) {
         line("boot 2\n");
         show("ERRORCODE", rd32(TXT_PUB_CONFIG_REGS_BASE + TXTCR_ERRORCODE));
         show("ESTS", ests);
+        if (leaf == GETSEC_SENTER)
+            show_pcr17("PCR 17");
         return;
     }
     line("boot 1\n");
     uint32_t size = acm_setup(0);
-    if (size)
+    if (size && leaf == GETSEC_SENTER)
+        report("SENTER", senter(size, 0));
+    else if (size)
         report("ENTERACCS", enteraccs(sinit_base(), size));
+}
+
+void acmode_case_bad_acm(void)
+{
+    bad_acm(GETSEC_ENTERACCS);
+}
+
+/* ---- GETSEC[SENTER] (qemu/patches 0006, docs/txt-platform.md "0006") ---- */
+
+/* SENTER with the module at SINIT.BASE and the echo ACM told to leave to acmode_return with
+ * the guest's GDT (SENTER itself passes neither); 0 or the fault word */
+static uint32_t senter(uint32_t size, uint32_t edx)
+{
+    struct {
+        uint16_t limit;
+        uint32_t base;
+    } __attribute__((packed)) gdtr;
+    __asm__ volatile("sgdt %0" : "=m"(gdtr));
+    for (unsigned i = 0; i < ECHO_BUF_NR; i++)
+        acm_results[i] = 0;
+    acm_results[ECHO_IN_EXIT_EIP] = (uint32_t)acmode_return;
+    acm_results[ECHO_IN_EXIT_GDTR_LIMIT] = gdtr.limit;
+    acm_results[ECHO_IN_EXIT_GDTR_BASE] = gdtr.base;
+    uint32_t r = acmode_getsec(GETSEC_SENTER, sinit_base(), size, acm_results, 0, edx);
+    for (unsigned i = ECHO_NR; i < ECHO_BUF_NR; i++)     /* an ENTERACCS after this uses EBX */
+        acm_results[i] = 0;
+    return r;
+}
+
+/* "<what> = <64 hex digits>", PCR 17's SHA-256 bank read through locality 0 */
+static void show_pcr17(const char *what)
+{
+    uint8_t d[32];
+    line(what);
+    if (!tpm_pcr_sha256(17, d)) {
+        put_str(": the TPM did not answer TPM2_PCR_Read\n");
+        return;
+    }
+    put_str(" = ");
+    for (unsigned i = 0; i < sizeof(d); i++) {
+        put_char("0123456789abcdef"[d[i] >> 4]);
+        put_char("0123456789abcdef"[d[i] & 15]);
+    }
+    put_str("\n");
+}
+
+void acmode_case_senter(void)
+{
+    uint32_t size = acm_setup(0);
+    if (!size)
+        return;
+    show("SINIT.BASE", sinit_base());
+    show("module size", size);
+    show("public STS before", rd32(TXT_PUB_CONFIG_REGS_BASE + TXTCR_STS));
+    show_pcr17("PCR 17 before");
+    if (!report("SENTER", senter(size, 0)))
+        return;
+    show_acm_results();
+    show("public STS after", rd32(TXT_PUB_CONFIG_REGS_BASE + TXTCR_STS));
+    show("private STS after", rd32(TXT_PRIV_CONFIG_REGS_BASE + TXTCR_STS));
+    show("TIS locality 3 ACCESS after", *(volatile uint8_t *)0xfed43000u);
+    show_pcr17("PCR 17 after");
+    /* SENTERFLAG is set: a second SENTER is #GP(0) */
+    report("SENTER again", senter(size, 0));
+}
+
+void acmode_case_senter_edx1(void)
+{
+    uint32_t size = acm_setup(0);
+    if (size)
+        report("SENTER with EDX = 1", senter(size, 1));
+}
+
+void acmode_case_senter_unlocked(void)
+{
+    uint64_t fc;
+    uint32_t size = acm_setup(0);
+    if (size && show_rdmsr(0x3a, &fc))
+        report("SENTER", senter(size, 0));
+}
+
+void acmode_case_senter_bad_acm(void)
+{
+    bad_acm(GETSEC_SENTER);
+}
+
+/* the AP, counting before SENTER, sleeps from the rendezvous on: its counter stops, and an
+ * INIT-SIPI-SIPI sent to it afterwards (latched, masked) does not start it */
+void acmode_case_senter_ap_running(void)
+{
+    uint32_t size = acm_setup(0);
+    if (!size)
+        return;
+    ap_start_counting();
+    show("AP counting", ap_counting());
+    if (!report("SENTER", senter(size, 0)))
+        return;
+    show("ACM magic", acm_results[ECHO_R_MAGIC]);
+    show("AP stopped", ap_stopped());
+    *(volatile uint32_t *)AP_COUNTER = 0;
+    lapic_ipi(ICR_INIT);
+    settle();
+    lapic_ipi(ICR_SIPI | AP_CODE >> 12);
+    lapic_ipi(ICR_SIPI | AP_CODE >> 12);
+    show("AP counting after INIT-SIPI-SIPI", ap_counting_within(20));
+    show_pcr17("PCR 17 after");
 }

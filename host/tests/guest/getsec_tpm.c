@@ -9,6 +9,9 @@
  *                 locality 4's ACCESS and the five ACCESS bytes again; then the same write to
  *                 locality 1's and the five again. With txt=on localities 1-4 are closed (no
  *                 launch opened them: all-ones, writes dropped); without it they answer.
+ *
+ * tpm_pcr_sha256() reads a PCR's SHA-256 bank through locality 0 (TPM2_PCR_Read over the FIFO),
+ * for the SENTER cases (getsec_acmode.c).
  */
 #include "com1.h"
 #include "getsec.h"
@@ -20,6 +23,15 @@
 #define TIS_ACCESS 0x000u
 #define TIS_DID_VID 0xf00u
 #define ACCESS_REQUEST_USE 0x02u
+#define ACCESS_ACTIVE 0x20u
+#define TIS_STS 0x018u
+#define TIS_FIFO 0x024u
+#define STS_VALID 0x80u
+#define STS_COMMAND_READY 0x40u
+#define STS_GO 0x20u
+#define STS_DATA_AVAIL 0x10u
+/* polls: a TCG TPM answers in microseconds to milliseconds; this bounds a hang, not a wait */
+#define TPM_POLLS 100000000u
 
 static uint32_t loc(unsigned l) { return TIS + (l << 12); }
 
@@ -59,4 +71,57 @@ void tpm_loc(void)
     all_access("after: ");
     request_use(1);
     all_access("after: ");
+}
+
+static int sts_wait(uint32_t base, uint8_t mask, uint8_t want)
+{
+    for (uint32_t i = 0; i < TPM_POLLS; i++)
+        if ((*(volatile uint8_t *)(base + TIS_STS) & mask) == want)
+            return 1;
+    return 0;
+}
+
+int tpm_pcr_sha256(unsigned pcr, uint8_t out[32])
+{
+    /* TPM2_PCR_Read: TPM_ST_NO_SESSIONS, 20 bytes, TPM_CC_PCR_Read, one TPMS_PCR_SELECTION:
+     * TPM_ALG_SHA256, 3 select bytes */
+    uint8_t cmd[20] = { 0x80, 0x01, 0, 0, 0, 20, 0, 0, 0x01, 0x7e, 0, 0, 0, 1, 0x00, 0x0b, 3 };
+    uint8_t rsp[64];
+    uint32_t base = loc(0), n = 0, size = 10;
+    if (pcr >= 24)
+        return 0;
+    cmd[17 + pcr / 8] = (uint8_t)(1u << (pcr % 8));
+    if ((*(volatile uint8_t *)(base + TIS_ACCESS) & 0x80u) == 0 ||
+        *(volatile uint8_t *)(base + TIS_ACCESS) == 0xffu)
+        return 0;                          /* no TPM: tpmRegValidSts clear (or all-ones) */
+    if (!(*(volatile uint8_t *)(base + TIS_ACCESS) & ACCESS_ACTIVE)) {
+        *(volatile uint8_t *)(base + TIS_ACCESS) = ACCESS_REQUEST_USE;
+        for (uint32_t i = 0; i < TPM_POLLS; i++)
+            if (*(volatile uint8_t *)(base + TIS_ACCESS) & ACCESS_ACTIVE)
+                break;
+    }
+    *(volatile uint8_t *)(base + TIS_STS) = STS_COMMAND_READY;
+    if (!sts_wait(base, STS_COMMAND_READY, STS_COMMAND_READY))
+        return 0;
+    for (unsigned i = 0; i < sizeof(cmd); i++)
+        *(volatile uint8_t *)(base + TIS_FIFO) = cmd[i];
+    *(volatile uint8_t *)(base + TIS_STS) = STS_GO;
+    if (!sts_wait(base, STS_VALID | STS_DATA_AVAIL, STS_VALID | STS_DATA_AVAIL))
+        return 0;
+    while (n < size && n < sizeof(rsp)) {
+        if (!sts_wait(base, STS_VALID | STS_DATA_AVAIL, STS_VALID | STS_DATA_AVAIL))
+            return 0;
+        rsp[n++] = *(volatile uint8_t *)(base + TIS_FIFO);
+        if (n == 10)
+            size = (uint32_t)rsp[2] << 24 | (uint32_t)rsp[3] << 16 | (uint32_t)rsp[4] << 8 | rsp[5];
+    }
+    *(volatile uint8_t *)(base + TIS_STS) = STS_COMMAND_READY;
+    /* header 10, pcrUpdateCounter 4, pcrSelectionOut 4 + 2 + 1 + 3, digest count 4, size 2 */
+    const unsigned dig = 10 + 4 + 10 + 4;
+    if (n != size || size != dig + 2 + 32 || rsp[6] | rsp[7] | rsp[8] | rsp[9] ||
+        rsp[dig] != 0 || rsp[dig + 1] != 32)
+        return 0;
+    for (unsigned i = 0; i < 32; i++)
+        out[i] = rsp[dig + 2 + i];
+    return 1;
 }

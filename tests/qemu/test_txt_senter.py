@@ -1,0 +1,165 @@
+# SPDX-License-Identifier: MIT
+"""GETSEC[SENTER] on the emulated Intel TXT platform (issue 20, docs/txt-platform.md "0006",
+qemu/patches 0006): host/tests/guest/getsec_acmode.c copies the echo ACM (out/test/echo.bin) to
+SINIT.BASE and runs SENTER on out/bin/qemu-system-x86_64-txt with tpm-tis on a fresh swtpm. The
+ACM reports the state it was entered with and leaves with EXITAC to the address the guest gave
+it (SENTER passes none).
+
+PCR 17 is predicted here from echo.bin's bytes alone (hashlib): SENTER hashes, at locality 4,
+the SHA-256 of the signed bytes ([0, 0x184) and [0x4C0, size)) followed by EDX, and the TPM
+resets PCR 17 to zeros and extends it with the hash of that: PCR17 = H(0^32 || H(digest || EDX)).
+The other expected values come from the SDM's SENTER entry state, the chipset's layout for
+-m 128 and getsec.elf's symbols, as in test_txt_acmode.py."""
+import hashlib
+
+import getsec_guest
+from getsec_guest import symbol, txt_qemu
+from test_txt_acmode import (CR0_AM, CR0_PG, CR0_WP, CR4_AT_ENTRY, DR7_AT_ENTRY, ECHO,
+                             ECHO_MAGIC, EFLAGS_AT_ENTRY, ERR_AUTH_FAIL, ESTS_TXT_RESET,
+                             GUEST_CR0, HDR_ENTRY, HDR_GDT_BASE, HDR_GDT_LIMIT, HDR_SEG_SEL, MEM,
+                             SCRATCH_END, SIG_OFF, STS_PRIVATE_OPEN, echo_bytes, flipped_byte,
+                             key_hash, u32, value)
+from test_txt_chipset import layout
+
+GETSEC_SENTER = 4
+STS_SENTER_DONE = 1 << 0
+# TPM_ACCESS: tpmRegValidSts; tpmEstablishment is 0 once a DRTM ran
+TIS_REG_VALID = 0x80
+# IA32_MISC_ENABLE as the guest finds it (QEMU's default: fast strings, MONITOR FSM), after
+# SENTER: both are bits the SDM's table clears; the thermal monitor bit (3) is set
+MISC_ENABLE_IN_ACM = 1 << 3
+PCR17_RESET = "ff" * 32                 # a DRTM PCR before any launch (TPM2_Startup(CLEAR))
+
+
+def predicted_pcr17(acm, edx=0):
+    signed = hashlib.sha256(acm[:SIG_OFF] + acm[SCRATCH_END:]).digest()
+    event = hashlib.sha256(signed + edx.to_bytes(4, "little")).digest()
+    return hashlib.sha256(bytes(32) + event).hexdigest()
+
+
+def run_senter(case, module=ECHO, smp=1, cpu="max", tpm=True, reboot=False):
+    """getsec's lines for case=CASE with `module` as the ACM on the TXT machine (the project
+    key's hash in PUBLIC.KEY), with tpm-tis on a fresh swtpm unless tpm is False."""
+    extra = ["-global", f"intel-txt.sinit-key-hash={key_hash()}"]
+    if not tpm:
+        return getsec_guest.run_getsec(txt_qemu(), case, cpu=cpu, machine="q35,txt=on",
+                                       mem=MEM, smp=smp, reboot=reboot, modules=[module],
+                                       extra=extra)[0]
+    with getsec_guest.swtpm_tis() as tis:
+        return getsec_guest.run_getsec(txt_qemu(), case, cpu=cpu, machine="q35,txt=on",
+                                       mem=MEM, smp=smp, reboot=reboot, modules=[module],
+                                       extra=extra + tis)[0]
+
+
+def gp_line(what="SENTER"):
+    return f"{what}: #GP(0) at {symbol('acmode_getsec_insn'):#x}"
+
+
+def test_senter_measures_the_acm_into_pcr17_and_enters_it():
+    """SENTER with echo.bin: PCR 17 goes from its reset value to the prediction (the TPM's
+    locality-4 sequence over the module's signed digest and EDX); the ACM runs at ACBASE +
+    entry_point with SENTER's entry state (EAX = 4, EBX = ACBASE, EDX = the SENTER flags 0, EBP
+    = ACBASE, ECX/ESI/EDI/ESP passed through, CR0.PG/AM/WP clear, CR4 = SMXE, EFLAGS = 2, DR7 =
+    0x400, the module's GDT and selectors), with the private space open and TIS locality 3
+    decoded for it (tpmEstablishment now clear: a DRTM ran); after EXITAC STS.SENTER.DONE is
+    set, locality 3 closed, and a second SENTER is #GP(0) (SENTERFLAG)."""
+    data = echo_bytes()
+    lines = run_senter("senter")
+    base = layout(MEM)["SINIT.BASE"]
+    esp = value(lines, "guest ESP at GETSEC")
+    seg_sel = u32(data, HDR_SEG_SEL)
+    acm = {
+        "magic": ECHO_MAGIC,
+        "EIP": base + u32(data, HDR_ENTRY),
+        "EAX": GETSEC_SENTER,
+        "EBX": base,
+        "ECX": len(data),
+        "EDX": 0,
+        "ESI": symbol("acm_results"),
+        "EDI": 0,
+        "EBP": base,
+        "ESP": esp,
+        "EFLAGS": EFLAGS_AT_ENTRY,
+        "CR0": GUEST_CR0 & ~(CR0_PG | CR0_AM | CR0_WP),
+        "CR4": CR4_AT_ENTRY,
+        "DR7": DR7_AT_ENTRY,
+        "CS": seg_sel, "DS": seg_sel + 8, "ES": seg_sel + 8, "SS": seg_sel + 8,
+        "GDTR.limit": u32(data, HDR_GDT_LIMIT),
+        "GDTR.base": base + u32(data, HDR_GDT_BASE),
+        "private STS": STS_PRIVATE_OPEN,
+        "public STS": STS_PRIVATE_OPEN,
+        "TIS locality 3 ACCESS": TIS_REG_VALID,
+        "image dword": u32(data, 0),
+        "IA32_MISC_ENABLE": MISC_ENABLE_IN_ACM,
+        "private STS after CMD.CLOSE-PRIVATE": 0xFFFFFFFF,
+        "private STS after CMD.OPEN-PRIVATE": STS_PRIVATE_OPEN,
+    }
+    pcr17 = predicted_pcr17(data)
+    assert pcr17 != PCR17_RESET
+    assert lines == [
+        "start",
+        f"SINIT.BASE = {base:#x}",
+        f"module size = {len(data):#x}",
+        "public STS before = 0x0",
+        f"PCR 17 before = {PCR17_RESET}",
+        "SENTER: ok",
+        f"guest ESP at GETSEC = {esp:#x}",
+        *[f"ACM {k} = {v:#x}" for k, v in acm.items()],
+        f"public STS after = {STS_SENTER_DONE:#x}",
+        "private STS after = 0xffffffff",
+        "TIS locality 3 ACCESS after = 0xff",
+        f"PCR 17 after = {pcr17}",
+        gp_line("SENTER again"),
+        "done"]
+
+
+def test_senter_puts_a_running_ap_to_sleep_for_good():
+    """-smp 2, the AP counting in a loop: SENTER's rendezvous stops it (SENTER sleep), the ACM
+    runs and PCR 17 is the prediction; an INIT-SIPI-SIPI sent to the AP afterwards is latched,
+    not taken: the AP does not run again (only GETSEC[WAKEUP] ends the sleep)."""
+    assert run_senter("senter-ap-running", smp=2) == [
+        "start",
+        "AP counting = 0x1",
+        "SENTER: ok",
+        f"ACM magic = {ECHO_MAGIC:#x}",
+        "AP stopped = 0x1",
+        "AP counting after INIT-SIPI-SIPI = 0x0",
+        f"PCR 17 after = {predicted_pcr17(echo_bytes())}",
+        "done"]
+
+
+def test_senter_with_edx_set_is_gp0():
+    """EDX = 1: no SENTER function is supported (PARAMETERS reports no type 4): #GP(0), no
+    launch."""
+    assert run_senter("senter-edx1") == ["start", gp_line("SENTER with EDX = 1"), "done"]
+
+
+def test_senter_needs_feature_control_locked_with_senter_enabled():
+    """IA32_FEATURE_CONTROL as a BIOS that did not enable SENTER leaves it: unlocked (0xff00)
+    or locked without SENTER's global enable (0x1): #GP(0) both times."""
+    for fc in (0xFF00, 0x1):
+        assert run_senter("senter-unlocked", cpu=f"max,feature-control={fc:#x}") == [
+            "start", f"RDMSR 0x3a = {fc:#x}", gp_line(), "done"], fc
+
+
+def test_senter_without_a_tpm_is_gp0():
+    """No TPM interface: nothing could measure the ACM, so SENTER is #GP(0) (the SDM's check
+    for a TPM interface), never an unmeasured launch."""
+    lines = run_senter("senter", tpm=False)
+    assert lines[-3:] == [
+        "PCR 17 before: the TPM did not answer TPM2_PCR_Read", gp_line(), "done"], lines
+
+
+def test_senter_with_a_broken_acm_is_a_txt_reset(tmp_path):
+    """SENTER with one byte of echo.bin flipped: the signature fails after the rendezvous,
+    TXT-SHUTDOWN writes ERRORCODE 0x80000007 and resets the platform; the next boot finds
+    ESTS.TXT_RESET and the code, and PCR 17 at its reset value (nothing was launched)."""
+    path = tmp_path / "acm.bin"
+    path.write_bytes(flipped_byte(echo_bytes()))
+    assert run_senter("senter-bad-acm", module=str(path), reboot=True) == [
+        "start", "boot 1",
+        "start", "boot 2",
+        f"ERRORCODE = {0x80000000 | ERR_AUTH_FAIL:#x}",
+        f"ESTS = {ESTS_TXT_RESET:#x}",
+        f"PCR 17 = {PCR17_RESET}",
+        "done"]
