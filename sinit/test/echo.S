@@ -5,7 +5,7 @@
  * entered with into the caller's buffer (ESI; layout in echo.h), reads the TXT status through
  * both configuration spaces, the TPM's locality 3 ACCESS byte and IA32_MISC_ENABLE, closes and
  * opens the private space, reads its own first dword, makes the private-space writes the caller
- * lists (echo.h), closes the private space it was given, gives the caller its GDT back and leaves
+ * lists (echo.h), closes the private space it was given (not after SENTER), gives the caller its GDT back and leaves
  * with EXITAC to the return address ENTERACCS passed in EBX (or, after SENTER, the caller's
  * input gave: echo.h ECHO_IN_EXIT_EIP).
  *
@@ -117,8 +117,12 @@ echo_entry:
 5:
 
     /* ENTERACCS opened the private space and EXITAC leaves it as it is (SDM): an ACM that
-     * launches nothing closes it, so the caller sees it closed again */
+     * launches nothing closes it, so the caller sees it closed again; after SENTER (an exit
+     * address given) it stays open, as SINIT leaves it for the MLE (MLE.JOIN, the CMDs) */
+    cmpl $0, R(ECHO_IN_EXIT_EIP)
+    jne 7f
     movl $1, TXT_PRIV_CMD_CLOSE_PRIVATE
+7:
 
     /* the caller's GDTR, from ECX[31:16] (limit) and EDX (base) as ENTERACCS passed them, or
      * with the return address from the caller's input (SENTER passes neither) */

@@ -62,7 +62,8 @@ def test_senter_measures_the_acm_into_pcr17_and_enters_it():
     = ACBASE, ECX/ESI/EDI/ESP passed through, CR0.PG/AM/WP clear, CR4 = SMXE, EFLAGS = 2, DR7 =
     0x400, the module's GDT and selectors), with the private space open and TIS locality 3
     decoded for it (tpmEstablishment now clear: a DRTM ran); after EXITAC STS.SENTER.DONE is
-    set, locality 3 closed, and a second SENTER is #GP(0) (SENTERFLAG)."""
+    set, the private space still open (the ACM, as SINIT, leaves it to the MLE), locality 3
+    closed, and a second SENTER is #GP(0) (SENTERFLAG)."""
     data = echo_bytes()
     lines = run_senter("senter")
     base = layout(MEM)["SINIT.BASE"]
@@ -105,8 +106,8 @@ def test_senter_measures_the_acm_into_pcr17_and_enters_it():
         "SENTER: ok",
         f"guest ESP at GETSEC = {esp:#x}",
         *[f"ACM {k} = {v:#x}" for k, v in acm.items()],
-        f"public STS after = {STS_SENTER_DONE:#x}",
-        "private STS after = 0xffffffff",
+        f"public STS after = {STS_SENTER_DONE | STS_PRIVATE_OPEN:#x}",
+        f"private STS after = {STS_SENTER_DONE | STS_PRIVATE_OPEN:#x}",
         "TIS locality 3 ACCESS after = 0xff",
         f"PCR 17 after = {pcr17}",
         gp_line("SENTER again"),
@@ -163,3 +164,15 @@ def test_senter_with_a_broken_acm_is_a_txt_reset(tmp_path):
         f"ESTS = {ESTS_TXT_RESET:#x}",
         f"PCR 17 = {PCR17_RESET}",
         "done"]
+
+
+def test_senter_leaves_nmi_blocked_until_the_first_iret():
+    """After SENTER and EXITAC an NMI sent to the launching CPU is held until the MLE's first
+    IRET (tboot lifts the block with an IRET to itself once its IDT is in place); the control:
+    after ENTERACCS and EXITAC the same NMI is taken at once."""
+    assert run_senter("nmi-after-senter") == [
+        "start", "SENTER: ok",
+        "NMIs taken before an IRET = 0x0", "NMIs taken after an IRET = 0x1", "done"]
+    assert run_senter("nmi-after-enteraccs") == [
+        "start", "ENTERACCS: ok",
+        "NMIs taken before an IRET = 0x1", "NMIs taken after an IRET = 0x1", "done"]

@@ -70,3 +70,22 @@ def test_txt_tpm_without_txt_every_locality_answers(which):
     localities answer, REQUEST_USE at locality 1 is pending behind locality 0."""
     qemu = txt_qemu() if which == "txt=off" else stock_qemu()
     assert run(qemu, "q35") == expected(txt=False)
+
+
+def test_txt_tpm_localities_1_and_2_open_after_a_launch_and_close_with_the_private_space():
+    """After SENTER (echo.bin; its private space left open, as SINIT leaves it): locality 0
+    reads tpmEstablishment clear (a DRTM ran), 1-4 are closed; CMD.OPEN-LOCALITY1 opens 1 (it
+    answers, not active), CMD.OPEN-LOCALITY2 opens 2; CMD.CLOSE-PRIVATE closes both again; 3
+    (AC mode only) and 4 (never from MMIO) stay closed throughout."""
+    from test_txt_senter import run_senter
+    loc0 = REG_VALID | ACTIVE               # SeaBIOS left it active; tpmEstablishment now 0
+    closed, open_ = 0xFF, REG_VALID
+    steps = [("", [closed, closed]),
+             ("after CMD.OPEN-LOCALITY1: ", [open_, closed]),
+             ("after CMD.OPEN-LOCALITY2: ", [open_, open_]),
+             ("after CMD.CLOSE-PRIVATE: ", [closed, closed])]
+    assert run_senter("tpm-loc-launched") == [
+        "start", "SENTER: ok",
+        *[l for prefix, (l1, l2) in steps
+          for l in access(prefix, [loc0, l1, l2, closed, closed])],
+        "done"]

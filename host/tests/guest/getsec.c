@@ -39,16 +39,13 @@ void getsec_main(uint32_t magic, uint32_t info) __attribute__((noreturn));
 #define CR4_SMXE (1u << 14)
 
 /* getsec.S */
-struct regs {
-    uint32_t eax, ebx, ecx, edx, esi, edi;
-};
 uint32_t probe_write_cr4(uint32_t val);
-uint32_t probe_getsec(struct regs *r);
 uint32_t probe_getsec_prefixed(uint32_t prefix);
 extern const uint32_t idt_stub_table[32];
 
 /* set by a probe around its instruction: where the trap handler resumes it */
 volatile uint32_t fault_resume;
+volatile uint32_t getsec_nmi_counting, getsec_nmis;
 static uint32_t fault_eip;
 
 static const char *case_name = "?";
@@ -118,6 +115,10 @@ struct trap_frame {
 void getsec_trap(struct trap_frame *f);
 void getsec_trap(struct trap_frame *f)
 {
+    if (f->vector == 2 && getsec_nmi_counting) {
+        getsec_nmis++;
+        return;
+    }
     if (fault_resume) {
         fault_eip = f->eip;
         f->eax = GETSEC_FAULT | f->vector << 16 | (f->code & 0xffff);
@@ -373,16 +374,24 @@ static const struct {
     { "senter-unlocked", acmode_case_senter_unlocked },
     { "senter-ap-running", acmode_case_senter_ap_running },
     { "senter-bad-acm", acmode_case_senter_bad_acm },
+    { "wakeup", acmode_case_wakeup },
+    { "wakeup-before-senter", acmode_case_wakeup_before_senter },
+    { "wakeup-after-init-sipi", acmode_case_wakeup_after_init_sipi },
+    { "join-bad-selector", acmode_case_join_bad_selector },
+    { "nmi-after-senter", acmode_case_nmi_after_senter },
+    { "nmi-after-enteraccs", acmode_case_nmi_after_enteraccs },
     { "secrets-reset", reset_secrets_txt_reset },
     { "nosecrets-reset", reset_nosecrets_txt_reset },
     { "secrets-cf9", reset_secrets_cf9 },
     { "secrets-s3", reset_secrets_s3 },
     { "powercycle", reset_power_cycle },
+    { "init-bsp", reset_init_bsp },
     { "pmr", pmr_off },
     { "pmr-te", pmr_te },
     { "dpr", pmr_dpr },
     { "hpet-fsb", hpet_fsb },
     { "tpm-loc", tpm_loc },
+    { "tpm-loc-launched", tpm_loc_launched },
 };
 
 /* ---- the command line ---- */

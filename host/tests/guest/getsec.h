@@ -28,10 +28,19 @@ void show(const char *what, uint64_t v);
 /* a probe's result line: "<what>: ok" (returns 1) or "<what>: #GP(0) at 0x..." (returns 0) */
 int report(const char *what, uint32_t r);
 
+/* getsec_nmi_counting set: an NMI (vector 2) counts in getsec_nmis and returns, where it would
+ * otherwise be unexpected */
+extern volatile uint32_t getsec_nmi_counting, getsec_nmis;
+
 /* a probe's fault word: GETSEC_FAULT | vector << 16 | error code (getsec.c's IDT) */
 #define GETSEC_FAULT 0x80000000u
 
 /* getsec.S's probes: 0, or the fault word (GETSEC_FAULT) when the instruction faulted */
+struct regs {
+    uint32_t eax, ebx, ecx, edx, esi, edi;
+};
+/* GETSEC with the registers of *r, those it leaves written back (not after a fault) */
+uint32_t probe_getsec(struct regs *r);
 uint32_t probe_rdmsr(uint32_t msr, uint64_t *val);
 uint32_t probe_wrmsr(uint32_t msr, uint64_t val);
 
@@ -60,6 +69,12 @@ void acmode_case_senter_edx1(void);
 void acmode_case_senter_unlocked(void);
 void acmode_case_senter_ap_running(void);
 void acmode_case_senter_bad_acm(void);
+void acmode_case_wakeup(void);
+void acmode_case_wakeup_before_senter(void);
+void acmode_case_wakeup_after_init_sipi(void);
+void acmode_case_join_bad_selector(void);
+void acmode_case_nmi_after_senter(void);
+void acmode_case_nmi_after_enteraccs(void);
 /* ENTERACCS with the echo ACM (the first multiboot module) making the n (at most 2) writes w
  * to the TXT private space that only AC mode reaches: 0 when it came back, or a fault word */
 struct txt_priv_write {
@@ -67,6 +82,11 @@ struct txt_priv_write {
     uint32_t val;
 };
 uint32_t acmode_private_writes(const struct txt_priv_write *w, unsigned n);
+/* SENTER with the echo ACM, which leaves the private space open: 0 when it came back through
+ * EXITAC, or a fault word (GETSEC_FAULT alone after a FAILED line) */
+uint32_t acmode_senter(void);
+/* "<what> = <64 hex digits>", PCR 17's SHA-256 bank read through locality 0 */
+void show_pcr17(const char *what);
 
 /* getsec_reset.c: the TXT reset, the scrub and the power cycle (case=secrets-reset, ...) */
 void reset_secrets_txt_reset(void);
@@ -74,6 +94,7 @@ void reset_nosecrets_txt_reset(void);
 void reset_secrets_cf9(void);
 void reset_secrets_s3(void);
 void reset_power_cycle(void);
+void reset_init_bsp(void);
 
 /* getsec_pmr.c: VT-d's protected memory regions and the DPR (case=pmr, pmr-te, dpr) */
 void pmr_off(void);
@@ -85,6 +106,7 @@ void hpet_fsb(void);
 
 /* getsec_tpm.c: the TPM localities the chipset gates (case=tpm-loc) */
 void tpm_loc(void);
+void tpm_loc_launched(void);
 /* a PCR's SHA-256 value, read through locality 0; 0 when the TPM did not answer as expected */
 int tpm_pcr_sha256(unsigned pcr, uint8_t out[32]);
 

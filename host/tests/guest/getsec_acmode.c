@@ -36,6 +36,18 @@
  *   case=senter-ap-running (-smp 2) the AP counting as in ap-running; SENTER; the AP stops for
  *                        good: an INIT-SIPI-SIPI sent to it afterwards does not start it
  *   case=senter-bad-acm  bad-acm through SENTER; boot 2 also reads PCR 17
+ * GETSEC[WAKEUP] and [SEXIT] (qemu/patches 0007; tests/qemu/test_txt_wakeup.py):
+ *   case=wakeup          (-smp 2) SENTER, the join structure (the guest's GDT, selector 0x08,
+ *                        wakeup_ap_entry) written to MLE.JOIN, WAKEUP: the state the AP found
+ *                        at the entry; SEXIT, public and private STS, SEXIT and WAKEUP again
+ *   case=wakeup-before-senter  WAKEUP and SEXIT outside the measured environment
+ *   case=wakeup-after-init-sipi (-smp 2) the AP counting, SENTER, INIT-SIPI-SIPI to the
+ *                        sleeping AP, WAKEUP: the AP neither counts nor reaches the join entry
+ *   case=join-bad-selector (-smp 2) boot 1: SENTER, a join selector past the GDT, WAKEUP,
+ *                        which must end in a TXT reset; boot 2: ERRORCODE and ESTS
+ *   case=nmi-after-senter  SENTER, an NMI to this CPU (ICR), the NMIs taken before and after
+ *                        the guest's first IRET (SENTER leaves NMI blocked until then)
+ *   case=nmi-after-enteraccs  the control: the same after ENTERACCS (EXITAC unblocks NMI)
  * Every fault case prints the fault as getsec's report(): "ENTERACCS: #GP(0) at 0x...".
  */
 #include "com1.h"
@@ -63,6 +75,7 @@
 #define LAPIC_ICR_HI 0xfee00310u
 #define ICR_INIT 0x00004500u                /* INIT, level assert */
 #define ICR_SIPI 0x00004600u                /* start-up, vector in the low byte */
+#define ICR_NMI 0x00000400u                 /* NMI, physical destination */
 #define ICR_BUSY (1u << 12)
 #define AP_APIC_ID 1u
 /* the AP's real-mode loop, at a page below 1 MiB nothing else uses after the BIOS */
@@ -506,7 +519,6 @@ void acmode_case_ap_running(void)
     report("AP running: ENTERACCS", enteraccs(sinit_base(), size));
 }
 
-static void show_pcr17(const char *what);
 static uint32_t senter(uint32_t size, uint32_t edx);
 
 static void bad_acm(uint32_t leaf)
@@ -555,8 +567,7 @@ static uint32_t senter(uint32_t size, uint32_t edx)
     return r;
 }
 
-/* "<what> = <64 hex digits>", PCR 17's SHA-256 bank read through locality 0 */
-static void show_pcr17(const char *what)
+void show_pcr17(const char *what)
 {
     uint8_t d[32];
     line(what);
@@ -570,6 +581,12 @@ static void show_pcr17(const char *what)
         put_char("0123456789abcdef"[d[i] & 15]);
     }
     put_str("\n");
+}
+
+uint32_t acmode_senter(void)
+{
+    uint32_t size = acm_setup(0);
+    return size ? senter(size, 0) : GETSEC_FAULT;
 }
 
 void acmode_case_senter(void)
@@ -632,4 +649,206 @@ void acmode_case_senter_ap_running(void)
     lapic_ipi(ICR_SIPI | AP_CODE >> 12);
     show("AP counting after INIT-SIPI-SIPI", ap_counting_within(20));
     show_pcr17("PCR 17 after");
+}
+
+/* ---- GETSEC[WAKEUP] and [SEXIT] (qemu/patches 0007, docs/txt-platform.md "0007") ---- */
+
+#define GETSEC_SEXIT 5u
+#define GETSEC_WAKEUP 8u
+#define WAKEUP_MAGIC 0x504b4157u            /* "WAKP", written last by the woken AP */
+/* the AP's report, dwords (the asm below needs numbers, not an enum) */
+#define WK_MAGIC 0
+#define WK_EIP 1
+#define WK_CR0 2
+#define WK_CR4 3
+#define WK_EFLAGS 4
+#define WK_CS 5
+#define WK_DS 6
+#define WK_ES 7
+#define WK_SS 8
+#define WK_DR7 9
+#define WK_GDTR_LIMIT 10
+#define WK_GDTR_BASE 11
+#define WK_NR 12
+static const char *const wakeup_names[WK_NR] = {
+    [WK_MAGIC] = "magic", [WK_EIP] = "EIP", [WK_CR0] = "CR0", [WK_CR4] = "CR4",
+    [WK_EFLAGS] = "EFLAGS", [WK_CS] = "CS", [WK_DS] = "DS", [WK_ES] = "ES", [WK_SS] = "SS",
+    [WK_DR7] = "DR7", [WK_GDTR_LIMIT] = "GDTR.limit", [WK_GDTR_BASE] = "GDTR.base",
+};
+/* what the AP found at the join entry; its own stack (WAKEUP defines no ESP) */
+volatile uint32_t wakeup_ap[WK_NR];
+uint8_t wakeup_ap_stack[256] __attribute__((aligned(16)));
+extern const char wakeup_ap_entry[];
+__asm__(
+    "    .text\n"
+    "    .globl wakeup_ap_entry\n"
+    "wakeup_ap_entry:\n"
+    "    mov $wakeup_ap_stack + 256, %esp\n"  /* EFLAGS first: MOV changes no flag */
+    "    pushfl\n"
+    "    popl wakeup_ap + 4 * " STR(WK_EFLAGS) "\n"
+    "    call 1f\n"
+    "1:  popl %eax\n"
+    "    sub $(1b - wakeup_ap_entry), %eax\n"
+    "    mov %eax, wakeup_ap + 4 * " STR(WK_EIP) "\n"
+    "    mov %cr0, %eax\n"
+    "    mov %eax, wakeup_ap + 4 * " STR(WK_CR0) "\n"
+    "    mov %cr4, %eax\n"
+    "    mov %eax, wakeup_ap + 4 * " STR(WK_CR4) "\n"
+    "    mov %dr7, %eax\n"
+    "    mov %eax, wakeup_ap + 4 * " STR(WK_DR7) "\n"
+    "    xor %eax, %eax\n"
+    "    mov %cs, %ax\n"
+    "    mov %eax, wakeup_ap + 4 * " STR(WK_CS) "\n"
+    "    mov %ds, %ax\n"
+    "    mov %eax, wakeup_ap + 4 * " STR(WK_DS) "\n"
+    "    mov %es, %ax\n"
+    "    mov %eax, wakeup_ap + 4 * " STR(WK_ES) "\n"
+    "    mov %ss, %ax\n"
+    "    mov %eax, wakeup_ap + 4 * " STR(WK_SS) "\n"
+    "    sub $8, %esp\n"
+    "    sgdt (%esp)\n"
+    "    movzwl (%esp), %eax\n"
+    "    mov %eax, wakeup_ap + 4 * " STR(WK_GDTR_LIMIT) "\n"
+    "    mov 2(%esp), %eax\n"
+    "    mov %eax, wakeup_ap + 4 * " STR(WK_GDTR_BASE) "\n"
+    "    movl $" STR(WAKEUP_MAGIC) ", wakeup_ap\n"
+    "2:  cli\n"
+    "    hlt\n"
+    "    jmp 2b\n");
+
+/* tboot's mle_join_t: the GDT and selector the woken RLPs get, and their entry point */
+static struct {
+    uint32_t gdt_limit, gdt_base, seg_sel, entry_point;
+} mle_join __attribute__((aligned(16)));
+
+static uint32_t getsec_leaf(uint32_t leaf)
+{
+    struct regs r = { .eax = leaf };
+    return probe_getsec(&r);
+}
+
+/* the join structure (the guest's own GDT, selector seg_sel, wakeup_ap_entry) written to
+ * MLE.JOIN through the private space the ACM left open after SENTER; senter_and_join does the
+ * SENTER first */
+static uint32_t join(uint32_t seg_sel)
+{
+    struct {
+        uint16_t limit;
+        uint32_t base;
+    } __attribute__((packed)) gdtr;
+    __asm__ volatile("sgdt %0" : "=m"(gdtr));
+    mle_join.gdt_limit = gdtr.limit;
+    mle_join.gdt_base = gdtr.base;
+    mle_join.seg_sel = seg_sel;
+    mle_join.entry_point = (uint32_t)wakeup_ap_entry;
+    wr64(TXT_PRIV_CONFIG_REGS_BASE + TXTCR_MLE_JOIN, (uint32_t)&mle_join);
+    show("MLE.JOIN", rd64(TXT_PRIV_CONFIG_REGS_BASE + TXTCR_MLE_JOIN));
+    return 1;
+}
+
+static uint32_t senter_and_join(uint32_t seg_sel)
+{
+    uint32_t size = acm_setup(0);
+    return size && report("SENTER", senter(size, 0)) && join(seg_sel);
+}
+
+void acmode_case_wakeup(void)
+{
+    if (!senter_and_join(0x08))
+        return;
+    if (!report("WAKEUP", getsec_leaf(GETSEC_WAKEUP)))
+        return;
+    uint64_t t0 = rdtsc();
+    while (wakeup_ap[WK_MAGIC] != WAKEUP_MAGIC && rdtsc() - t0 < 100 * TICKS_100MS)
+        ;
+    for (unsigned i = 0; i < WK_NR; i++) {
+        line("AP ");
+        put_str(wakeup_names[i]);
+        put_str(" = ");
+        put_hex(wakeup_ap[i]);
+        put_str("\n");
+    }
+    if (!report("SEXIT", getsec_leaf(GETSEC_SEXIT)))
+        return;
+    show("public STS after SEXIT", rd32(TXT_PUB_CONFIG_REGS_BASE + TXTCR_STS));
+    show("private STS after SEXIT", rd32(TXT_PRIV_CONFIG_REGS_BASE + TXTCR_STS));
+    report("SEXIT again", getsec_leaf(GETSEC_SEXIT));
+    report("WAKEUP after SEXIT", getsec_leaf(GETSEC_WAKEUP));
+}
+
+/* the AP, counting before SENTER, sent INIT-SIPI-SIPI while it sleeps (an attacker's start
+ * vector: the counting loop), then WAKEUP: the latched INIT is taken once WAKEUP unmasks it and
+ * the SIPIs were dropped (the AP was not waiting for one), so it runs neither its old code nor
+ * the join entry */
+void acmode_case_wakeup_after_init_sipi(void)
+{
+    uint32_t size = acm_setup(0);
+    if (!size)
+        return;
+    ap_start_counting();
+    show("AP counting", ap_counting());
+    if (!report("SENTER", senter(size, 0)))
+        return;
+    show("AP stopped", ap_stopped());
+    lapic_ipi(ICR_INIT);
+    settle();
+    lapic_ipi(ICR_SIPI | AP_CODE >> 12);
+    lapic_ipi(ICR_SIPI | AP_CODE >> 12);
+    *(volatile uint32_t *)AP_COUNTER = 0;
+    if (!join(0x08) || !report("WAKEUP", getsec_leaf(GETSEC_WAKEUP)))
+        return;
+    show("AP counting after WAKEUP", ap_counting_within(20));
+    show("AP magic", wakeup_ap[WK_MAGIC]);
+}
+
+void acmode_case_wakeup_before_senter(void)
+{
+    acm_setup(0);                           /* CR4.SMXE and the caches as for the others */
+    report("WAKEUP", getsec_leaf(GETSEC_WAKEUP));
+    report("SEXIT", getsec_leaf(GETSEC_SEXIT));
+}
+
+void acmode_case_join_bad_selector(void)
+{
+    uint32_t ests = rd32(TXT_PUB_CONFIG_REGS_BASE + TXTCR_ESTS);
+    if (ests & TXT_ESTS_TXT_RESET) {
+        line("boot 2\n");
+        show("ERRORCODE", rd32(TXT_PUB_CONFIG_REGS_BASE + TXTCR_ERRORCODE));
+        show("ESTS", ests);
+        return;
+    }
+    line("boot 1\n");
+    /* 0x18: its data selector 0x20 lies past the guest's 3-entry GDT (limit 23) */
+    if (senter_and_join(0x18))
+        report("WAKEUP", getsec_leaf(GETSEC_WAKEUP));
+}
+
+/* an NMI sent to this CPU (APIC ID 0, physical), 0.1 s to take it, then an IRET to the next
+ * instruction (the first IRET since the launch), and 0.1 s again: how many were taken before
+ * and after that IRET */
+static void nmi_around_iret(uint32_t launched)
+{
+    if (!report(launched == GETSEC_SENTER ? "SENTER" : "ENTERACCS",
+                launched == GETSEC_SENTER ? acmode_senter() : enteraccs(sinit_base(), acm_setup(0))))
+        return;
+    getsec_nmis = 0;
+    getsec_nmi_counting = 1;
+    *(volatile uint32_t *)LAPIC_ICR_HI = 0;
+    *(volatile uint32_t *)LAPIC_ICR_LO = ICR_NMI;
+    settle();
+    show("NMIs taken before an IRET", getsec_nmis);
+    __asm__ volatile("pushfl; pushl %%cs; pushl $1f; iret; 1:" ::: "memory");
+    settle();
+    show("NMIs taken after an IRET", getsec_nmis);
+    getsec_nmi_counting = 0;
+}
+
+void acmode_case_nmi_after_senter(void)
+{
+    nmi_around_iret(GETSEC_SENTER);
+}
+
+void acmode_case_nmi_after_enteraccs(void)
+{
+    nmi_around_iret(GETSEC_ENTERACCS);
 }

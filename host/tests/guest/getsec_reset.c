@@ -18,6 +18,11 @@
  *   case=powercycle       boot 1: ERRORCODE as SINIT writes one, CMD.RESET; boot 2: the TXT
  *                         registers, CMD.SECRETS, markers, 0xCF9 = 0x0A then 0x0E (tboot's power
  *                         cycle, FULL_RST); boot 3: the TXT registers and the markers
+ *   case=init-bsp         (tpm-tis) boot 1: SENTER with the echo ACM, CMD.SECRETS through the
+ *                         private space it left open, markers, the warm-reset vector (CMOS
+ *                         shutdown code 0x0A, 40:67) at a real-mode stub that reports on COM1,
+ *                         an INIT to this CPU (the BSP); boot 2: PCR 17, the TXT registers and
+ *                         the markers (the platform reset instead, and scrubbed)
  * A boot that ends in a reset prints nothing after it asked for one.
  */
 #include "com1.h"
@@ -192,5 +197,64 @@ void reset_power_cycle(void)
     line("power cycle through 0xCF9\n");
     outb(0xcf9, 0x0a);                      /* tboot's sequence when TXT_RESET.STS is set */
     outb(0xcf9, 0x0e);
+    wait_for_reset();
+}
+
+/*
+ * The warm-reset vector's code (real mode, copied to WARM_STUB = 0800:0000): the line it prints
+ * tells that the BSP restarted into whatever the guest left at 40:67, with memory as it was.
+ */
+#define WARM_STUB 0x8000u
+#define CMOS_SHUTDOWN 0x0fu
+#define CMOS_SHUTDOWN_JMP_467 0x0au         /* jump through 40:67, no POST */
+#define LAPIC_ICR_LO 0xfee00300u
+#define LAPIC_ICR_HI 0xfee00310u
+#define ICR_INIT 0x00004500u                /* INIT, level assert, physical destination */
+extern const uint8_t warm_stub[], warm_stub_end[];
+__asm__(
+    "    .section .rodata\n"
+    "    .code16\n"
+    "warm_stub:\n"
+    "    mov %cs, %ax\n"
+    "    mov %ax, %ds\n"
+    "    mov $(warm_msg - warm_stub), %si\n"
+    "    mov $0x3f8, %dx\n"
+    "1:  lodsb\n"
+    "    test %al, %al\n"
+    "    jz 2f\n"
+    "    out %al, %dx\n"
+    "    jmp 1b\n"
+    "2:  cli\n"
+    "    hlt\n"
+    "    jmp 2b\n"
+    "warm_msg:\n"
+    "    .asciz \"GETSEC: init-bsp: the warm-reset vector ran\\n\"\n"
+    "warm_stub_end:\n"
+    "    .code32\n"
+    "    .previous\n");
+
+void reset_init_bsp(void)
+{
+    if (next_boot() > 1) {
+        show("public STS", rd32(PUB(TXTCR_STS)));
+        show_pcr17("PCR 17");
+        show_platform();
+        return;
+    }
+    if (!report("SENTER", acmode_senter()))
+        return;
+    wr32(TXT_PRIV_CONFIG_REGS_BASE + TXTCR_CMD_SECRETS, 1);
+    show("E2STS", rd32(PUB(TXTCR_E2STS)));
+    write_markers();
+    for (const uint8_t *p = warm_stub; p < warm_stub_end; p++)
+        *(volatile uint8_t *)(WARM_STUB + (uint32_t)(p - warm_stub)) = *p;
+    /* 40:67 = offset 0, segment WARM_STUB >> 4 (an asm store: the compiler refuses a C
+     * pointer this close to 0) */
+    __asm__ volatile("movl %0, 0x467" :: "r"((WARM_STUB >> 4) << 16) : "memory");
+    outb(CMOS_INDEX, CMOS_SHUTDOWN);
+    outb(CMOS_DATA, CMOS_SHUTDOWN_JMP_467);
+    line("INIT to the BSP\n");
+    wr32(LAPIC_ICR_HI, 0);                  /* APIC ID 0: this CPU */
+    wr32(LAPIC_ICR_LO, ICR_INIT);
     wait_for_reset();
 }

@@ -10,11 +10,16 @@
  *                 locality 1's and the five again. With txt=on localities 1-4 are closed (no
  *                 launch opened them: all-ones, writes dropped); without it they answer.
  *
+ *   case=tpm-loc-launched  after SENTER (the echo ACM leaves the private space open): the five
+ *                 ACCESS bytes; then after CMD.OPEN-LOCALITY1, CMD.OPEN-LOCALITY2 and
+ *                 CMD.CLOSE-PRIVATE (which closes 1 and 2 with it), the five again each time
+ *
  * tpm_pcr_sha256() reads a PCR's SHA-256 bank through locality 0 (TPM2_PCR_Read over the FIFO),
  * for the SENTER cases (getsec_acmode.c).
  */
 #include "com1.h"
 #include "getsec.h"
+#include "abi/txt.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -124,4 +129,23 @@ int tpm_pcr_sha256(unsigned pcr, uint8_t out[32])
     for (unsigned i = 0; i < 32; i++)
         out[i] = rsp[dig + 2 + i];
     return 1;
+}
+
+void tpm_loc_launched(void)
+{
+    static const struct {
+        const char *what;
+        uint32_t cmd;
+    } cmds[] = {
+        { "after CMD.OPEN-LOCALITY1: ", TXTCR_CMD_OPEN_LOCALITY1 },
+        { "after CMD.OPEN-LOCALITY2: ", TXTCR_CMD_OPEN_LOCALITY2 },
+        { "after CMD.CLOSE-PRIVATE: ", TXTCR_CMD_CLOSE_PRIVATE },
+    };
+    if (!report("SENTER", acmode_senter()))
+        return;
+    all_access("");
+    for (unsigned i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+        wr32(TXT_PRIV_CONFIG_REGS_BASE + cmds[i].cmd, 1);
+        all_access(cmds[i].what);
+    }
 }
