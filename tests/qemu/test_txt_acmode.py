@@ -107,6 +107,40 @@ def value(lines, key):
     return int(found[0], 16)
 
 
+def echo_report(data, base, esp, leaf_regs, tis_loc3, misc_enable):
+    """What echo.bin reports, in its order (sinit/test/echo.h), entered by ENTERACCS or SENTER
+    at ACBASE `base` with ESP `esp`: leaf_regs are the EAX, EBX, ECX and EDX the leaf gives it;
+    the rest is the entry state both leaves set (EBP = ACBASE, ESI/EDI/ESP passed through,
+    CR0.PG/AM/WP clear, CR4 = SMXE, EFLAGS = 2, DR7 = 0x400, the module's GDT and selectors,
+    the private space open), then what it reads: locality 3's ACCESS (tis_loc3), its first
+    dword, IA32_MISC_ENABLE (misc_enable), the private space closed and opened again."""
+    seg_sel = u32(data, HDR_SEG_SEL)
+    eax, ebx, ecx, edx = leaf_regs
+    return {
+        "magic": ECHO_MAGIC,
+        "EIP": base + u32(data, HDR_ENTRY),
+        "EAX": eax, "EBX": ebx, "ECX": ecx, "EDX": edx,
+        "ESI": symbol("acm_results"),
+        "EDI": 0,
+        "EBP": base,
+        "ESP": esp,
+        "EFLAGS": EFLAGS_AT_ENTRY,
+        "CR0": GUEST_CR0 & ~(CR0_PG | CR0_AM | CR0_WP),
+        "CR4": CR4_AT_ENTRY,
+        "DR7": DR7_AT_ENTRY,
+        "CS": seg_sel, "DS": seg_sel + 8, "ES": seg_sel + 8, "SS": seg_sel + 8,
+        "GDTR.limit": u32(data, HDR_GDT_LIMIT),
+        "GDTR.base": base + u32(data, HDR_GDT_BASE),
+        "private STS": STS_PRIVATE_OPEN,
+        "public STS": STS_PRIVATE_OPEN,
+        "TIS locality 3 ACCESS": tis_loc3,
+        "image dword": u32(data, 0),
+        "IA32_MISC_ENABLE": misc_enable,
+        "private STS after CMD.CLOSE-PRIVATE": 0xFFFFFFFF,
+        "private STS after CMD.OPEN-PRIVATE": STS_PRIVATE_OPEN,
+    }
+
+
 def test_this_files_signer_makes_vtboot_acms_signature():
     """The broken ACMs below are signed here: this signer must sign as vtboot-acm does, so it
     reproduces echo.bin's signature byte for byte (host side; host/tests/acm-tests.sh checks
@@ -134,32 +168,9 @@ def test_enteraccs_entry_state_and_exitac():
     gdt = symbol("gdt")
     esp = value(lines, "guest ESP at GETSEC")
     seg_sel = u32(data, HDR_SEG_SEL)
-    acm = {
-        "magic": ECHO_MAGIC,
-        "EIP": base + u32(data, HDR_ENTRY),
-        "EAX": 2,                                    # ENTERACCS
-        "EBX": symbol("acmode_return"),
-        "ECX": GUEST_GDT_LIMIT << 16 | GUEST_CS,
-        "EDX": gdt,
-        "ESI": symbol("acm_results"),
-        "EDI": 0,
-        "EBP": base,
-        "ESP": esp,
-        "EFLAGS": EFLAGS_AT_ENTRY,
-        "CR0": GUEST_CR0 & ~(CR0_PG | CR0_AM | CR0_WP),
-        "CR4": CR4_AT_ENTRY,
-        "DR7": DR7_AT_ENTRY,
-        "CS": seg_sel, "DS": seg_sel + 8, "ES": seg_sel + 8, "SS": seg_sel + 8,
-        "GDTR.limit": u32(data, HDR_GDT_LIMIT),
-        "GDTR.base": base + u32(data, HDR_GDT_BASE),
-        "private STS": STS_PRIVATE_OPEN,
-        "public STS": STS_PRIVATE_OPEN,
-        "TIS locality 3 ACCESS": TIS_NO_DEVICE,
-        "image dword": u32(data, 0),
-        "IA32_MISC_ENABLE": MISC_ENABLE_IN_ACM,
-        "private STS after CMD.CLOSE-PRIVATE": 0xFFFFFFFF,
-        "private STS after CMD.OPEN-PRIVATE": STS_PRIVATE_OPEN,
-    }
+    acm = echo_report(data, base, esp, (2, symbol("acmode_return"),      # EAX: ENTERACCS
+                                        GUEST_GDT_LIMIT << 16 | GUEST_CS, gdt),
+                      TIS_NO_DEVICE, MISC_ENABLE_IN_ACM)
     assert seg_sel == 0x08
     assert symbol("stack_top") - GUEST_STACK < esp < symbol("stack_top")
     assert lines == [

@@ -14,11 +14,9 @@ import hashlib
 
 import getsec_guest
 from getsec_guest import symbol, txt_qemu
-from test_txt_acmode import (CR0_AM, CR0_PG, CR0_WP, CR4_AT_ENTRY, DR7_AT_ENTRY, ECHO,
-                             ECHO_MAGIC, EFLAGS_AT_ENTRY, ERR_AUTH_FAIL, ESTS_TXT_RESET,
-                             GUEST_CR0, HDR_ENTRY, HDR_GDT_BASE, HDR_GDT_LIMIT, HDR_SEG_SEL, MEM,
-                             SCRATCH_END, SIG_OFF, STS_PRIVATE_OPEN, echo_bytes, flipped_byte,
-                             key_hash, u32, value)
+from test_txt_acmode import (ECHO, ECHO_MAGIC, ERR_AUTH_FAIL, ESTS_TXT_RESET, MEM,
+                             SCRATCH_END, SIG_OFF, STS_PRIVATE_OPEN, echo_bytes, echo_report,
+                             flipped_byte, key_hash, value)
 from test_txt_chipset import layout
 
 GETSEC_SENTER = 4
@@ -68,33 +66,8 @@ def test_senter_measures_the_acm_into_pcr17_and_enters_it():
     lines = run_senter("senter")
     base = layout(MEM)["SINIT.BASE"]
     esp = value(lines, "guest ESP at GETSEC")
-    seg_sel = u32(data, HDR_SEG_SEL)
-    acm = {
-        "magic": ECHO_MAGIC,
-        "EIP": base + u32(data, HDR_ENTRY),
-        "EAX": GETSEC_SENTER,
-        "EBX": base,
-        "ECX": len(data),
-        "EDX": 0,
-        "ESI": symbol("acm_results"),
-        "EDI": 0,
-        "EBP": base,
-        "ESP": esp,
-        "EFLAGS": EFLAGS_AT_ENTRY,
-        "CR0": GUEST_CR0 & ~(CR0_PG | CR0_AM | CR0_WP),
-        "CR4": CR4_AT_ENTRY,
-        "DR7": DR7_AT_ENTRY,
-        "CS": seg_sel, "DS": seg_sel + 8, "ES": seg_sel + 8, "SS": seg_sel + 8,
-        "GDTR.limit": u32(data, HDR_GDT_LIMIT),
-        "GDTR.base": base + u32(data, HDR_GDT_BASE),
-        "private STS": STS_PRIVATE_OPEN,
-        "public STS": STS_PRIVATE_OPEN,
-        "TIS locality 3 ACCESS": TIS_REG_VALID,
-        "image dword": u32(data, 0),
-        "IA32_MISC_ENABLE": MISC_ENABLE_IN_ACM,
-        "private STS after CMD.CLOSE-PRIVATE": 0xFFFFFFFF,
-        "private STS after CMD.OPEN-PRIVATE": STS_PRIVATE_OPEN,
-    }
+    acm = echo_report(data, base, esp, (GETSEC_SENTER, base, len(data), 0), TIS_REG_VALID,
+                      MISC_ENABLE_IN_ACM)
     pcr17 = predicted_pcr17(data)
     assert pcr17 != PCR17_RESET
     assert lines == [

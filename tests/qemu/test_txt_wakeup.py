@@ -6,7 +6,7 @@ MLE.JOIN through the private space the ACM left open and runs WAKEUP; the AP, as
 rendezvous, starts at the entry with the SDM's WAKEUP state and reports it. SEXIT then leaves the
 measured environment. Expected values: the SDM's tables, getsec.elf's symbols and GDT."""
 from getsec_guest import symbol
-from test_txt_acmode import ESTS_TXT_RESET
+from test_txt_acmode import ECHO_MAGIC, ESTS_TXT_RESET
 from test_txt_senter import run_senter
 
 GETSEC_FAULT_AT = "probe_getsec_insn"
@@ -101,5 +101,6 @@ def test_init_sipi_sent_to_a_sleeping_ap_does_not_start_it_after_wakeup():
     lines = run_senter("wakeup-after-init-sipi", smp=2)
     join = next(l for l in lines if l.startswith("MLE.JOIN = "))
     assert lines == [
-        "start", "AP counting = 0x1", "SENTER: ok", "AP stopped = 0x1", join, "WAKEUP: ok",
+        "start", "AP counting = 0x1", "SENTER: ok", f"ACM magic = {ECHO_MAGIC:#x}",
+        "AP stopped = 0x1", join, "WAKEUP: ok",
         "AP counting after WAKEUP = 0x0", "AP magic = 0x0", "done"]

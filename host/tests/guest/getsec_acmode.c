@@ -629,24 +629,39 @@ void acmode_case_senter_bad_acm(void)
     bad_acm(GETSEC_SENTER);
 }
 
-/* the AP, counting before SENTER, sleeps from the rendezvous on: its counter stops, and an
- * INIT-SIPI-SIPI sent to it afterwards (latched, masked) does not start it */
-void acmode_case_senter_ap_running(void)
+/* the AP counting (ap_start_counting), then SENTER: 1 once the AP counted, SENTER came back
+ * and the AP stopped, each printed; 0 after a line saying otherwise */
+static int ap_counting_then_senter(void)
 {
     uint32_t size = acm_setup(0);
     if (!size)
-        return;
+        return 0;
     ap_start_counting();
     show("AP counting", ap_counting());
     if (!report("SENTER", senter(size, 0)))
-        return;
+        return 0;
     show("ACM magic", acm_results[ECHO_R_MAGIC]);
     show("AP stopped", ap_stopped());
+    return 1;
+}
+
+/* the counter cleared, then INIT-SIPI-SIPI to the AP's counting loop */
+static void ap_init_sipi_sipi(void)
+{
     *(volatile uint32_t *)AP_COUNTER = 0;
     lapic_ipi(ICR_INIT);
     settle();
     lapic_ipi(ICR_SIPI | AP_CODE >> 12);
     lapic_ipi(ICR_SIPI | AP_CODE >> 12);
+}
+
+/* the AP, counting before SENTER, sleeps from the rendezvous on: its counter stops, and an
+ * INIT-SIPI-SIPI sent to it afterwards (latched, masked) does not start it */
+void acmode_case_senter_ap_running(void)
+{
+    if (!ap_counting_then_senter())
+        return;
+    ap_init_sipi_sipi();
     show("AP counting after INIT-SIPI-SIPI", ap_counting_within(20));
     show_pcr17("PCR 17 after");
 }
@@ -782,19 +797,9 @@ void acmode_case_wakeup(void)
  * the join entry */
 void acmode_case_wakeup_after_init_sipi(void)
 {
-    uint32_t size = acm_setup(0);
-    if (!size)
+    if (!ap_counting_then_senter())
         return;
-    ap_start_counting();
-    show("AP counting", ap_counting());
-    if (!report("SENTER", senter(size, 0)))
-        return;
-    show("AP stopped", ap_stopped());
-    lapic_ipi(ICR_INIT);
-    settle();
-    lapic_ipi(ICR_SIPI | AP_CODE >> 12);
-    lapic_ipi(ICR_SIPI | AP_CODE >> 12);
-    *(volatile uint32_t *)AP_COUNTER = 0;
+    ap_init_sipi_sipi();
     if (!join(0x08) || !report("WAKEUP", getsec_leaf(GETSEC_WAKEUP)))
         return;
     show("AP counting after WAKEUP", ap_counting_within(20));
