@@ -11,6 +11,9 @@ resets PCR 17 to zeros and extends it with the hash of that: PCR17 = H(0^32 || H
 The other expected values come from the SDM's SENTER entry state, the chipset's layout for
 -m 128 and getsec.elf's symbols, as in test_txt_acmode.py."""
 import hashlib
+import os
+import re
+import subprocess
 
 import getsec_guest
 from getsec_guest import symbol, txt_qemu
@@ -18,6 +21,7 @@ from test_txt_acmode import (ECHO, ECHO_MAGIC, ERR_AUTH_FAIL, ESTS_TXT_RESET, ME
                              SCRATCH_END, SIG_OFF, STS_PRIVATE_OPEN, echo_bytes, echo_report,
                              flipped_byte, key_hash, value)
 from test_txt_chipset import layout
+from vtb import OUT
 
 GETSEC_SENTER = 4
 STS_SENTER_DONE = 1 << 0
@@ -29,9 +33,13 @@ MISC_ENABLE_IN_ACM = 1 << 3
 PCR17_RESET = "ff" * 32                 # a DRTM PCR before any launch (TPM2_Startup(CLEAR))
 
 
+def senter_event_data(acm, edx=0):
+    """what SENTER's locality-4 sequence hashes: SHA-256 of the signed bytes, then EDX"""
+    return hashlib.sha256(acm[:SIG_OFF] + acm[SCRATCH_END:]).digest() + edx.to_bytes(4, "little")
+
+
 def predicted_pcr17(acm, edx=0):
-    signed = hashlib.sha256(acm[:SIG_OFF] + acm[SCRATCH_END:]).digest()
-    event = hashlib.sha256(signed + edx.to_bytes(4, "little")).digest()
+    event = hashlib.sha256(senter_event_data(acm, edx)).digest()
     return hashlib.sha256(bytes(32) + event).hexdigest()
 
 
@@ -149,3 +157,29 @@ def test_senter_leaves_nmi_blocked_until_the_first_iret():
     assert run_senter("nmi-after-enteraccs") == [
         "start", "ENTERACCS: ok",
         "NMIs taken before an IRET = 0x1", "NMIs taken after an IRET = 0x1", "done"]
+
+
+def test_vtboot_pcr_predicts_senters_extend_in_every_bank():
+    """vtboot-pcr predict --sinit (its own code: src/txt/acm.c's signed ranges, src/txt/drtm.c,
+    OpenSSL) lists as PCR 17's first extend the digest of what this file computes SENTER hashes
+    (the same event the TPM extended in the test above), in the SHA-1 and the SHA-256 bank: the
+    platform's measurement and the prediction of a TXT launch agree."""
+    data = echo_bytes()
+    p = subprocess.run([os.path.join(OUT, "bin", "vtboot-pcr"), "predict", "--sinit", ECHO,
+                        "--vtboot", os.path.join(OUT, "vtboot"),
+                        "--kernel", os.path.join(OUT, "bzImage"),
+                        "--bank", "sha1", "--bank", "sha256", "-v"],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    first = {}
+    bank = None
+    for l in p.stderr.splitlines():
+        m = re.match(r"bank (\w+):$", l)
+        if m:
+            bank = m.group(1)
+        m = re.match(r"  PCR 17 \+= ([0-9a-f]+)  SINIT event 0x402$", l)
+        if m and bank not in first:
+            first[bank] = m.group(1)
+    event = senter_event_data(data)
+    assert first == {"sha1": hashlib.sha1(event).hexdigest(),
+                     "sha256": hashlib.sha256(event).hexdigest()}, p.stderr
