@@ -95,7 +95,12 @@ def patched_reject_message(name, lay):
 @pytest.mark.parametrize("name", REJECTED)
 def test_malformed_shared_page_is_rejected(kernel, name):
     lay = layout()
-    run = boot(kernel, cmdline=f"{OOPS_PANIC} {DMESG}", vtboot_cmdline=kpatch.vtboot_cmdline(name))
+    # the stock kernel with vtboot's region left RAM may hang at power off (below): 60 s, not
+    # the default 180, bound the wait for an outcome allowed anyway (the guest's end comes
+    # after about 4 s on an idle machine)
+    timeout = 60 if (kernel, name) == ("stock", "region-ram") else 180
+    run = boot(kernel, cmdline=f"{OOPS_PANIC} {DMESG}", vtboot_cmdline=kpatch.vtboot_cmdline(name),
+               timeout=timeout)
     assert run.has_vtboot_line(rf"^WARNING: TESTING: the hand-over to Linux is deliberately "
                                rf"malformed: {name}$")
     if kernel == "patched":
