@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * QEMU's TXT register file (qemu/patches/0004, 0011: hw/misc/intel_txt_regs.c, a pure function of
+ * QEMU's TXT register file (qemu/patches/0004, 0011, 0012: hw/misc/intel_txt_regs.c, a pure function of
  * state x access), compiled out of the series (scripts/series-file.sh, tests/fuzz.mk), on
  * sequences of accesses. After each access: a read's value fits its width; an access that is
  * not a CPU's, misaligned, or to the closed private space is a master abort (reads all-ones)
@@ -14,7 +14,8 @@
  * SECRETS was set, SECRETS clear after; a power cycle clears ESTS, ERRORCODE and E2STS, a reset
  * keeps ESTS and ERRORCODE. Before that, an S3 request (the same bit 1 of that byte): refused
  * exactly when SECRETS is set, recording ESTS.WAKE_ERROR and E2STS.SLP_ENTRY_ERROR and nothing
- * else. ASan sees any access out of the state.
+ * else; and an INIT of the BSP is a platform reset whenever SECRETS or SENTER.DONE is set, and
+ * an INIT again after the machine's reset. ASan sees any access out of the state.
  *
  * The register ABI is include/abi/txt.h's (tboot's config_regs.h): the static asserts below
  * fail the build when the patch and the ABI disagree (the identical bit macros of both headers
@@ -197,6 +198,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         check_fixed(&s, &init);
     }
+    /* an INIT of the BSP with secrets in memory or after a launch never reaches the reset
+     * vector: the platform resets instead (patch 0012) */
+    if ((s.e2sts & TXT_E2STS_SECRETS) || (s.sts & TXT_STS_SENTER_DONE))
+        FUZZ_ASSERT(txt_regs_bsp_init_resets(&s), "INIT let through, STS 0x%llx E2STS 0x%llx",
+                    (unsigned long long)s.sts, (unsigned long long)s.e2sts);
     /* a warm reset clears STS, MLE.JOIN and MSEG and keeps the rest */
     before = s;
     txt_regs_reset(&s);
@@ -236,6 +242,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     t2.errorcode = s.errorcode;
     t2.e2sts = s.e2sts;
     FUZZ_ASSERT(!memcmp(&s, &t2, sizeof(s)), "a platform reset changed other registers");
+    /* and after the machine's reset (the device's, then the platform's) an INIT is an INIT
+     * again: a rule that stayed on would turn every later INIT into another reset */
+    FUZZ_ASSERT(!txt_regs_bsp_init_resets(&s), "INIT still a reset after a reset");
     check_fixed(&s, &init);
     return 0;
 }
