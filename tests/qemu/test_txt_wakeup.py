@@ -5,6 +5,8 @@ the MLE: it writes a join structure (its own GDT, a selector, the entry wakeup_a
 MLE.JOIN through the private space the ACM left open and runs WAKEUP; the AP, asleep since the
 rendezvous, starts at the entry with the SDM's WAKEUP state and reports it. SEXIT then leaves the
 measured environment. Expected values: the SDM's tables, getsec.elf's symbols and GDT."""
+import pytest
+
 from getsec_guest import symbol
 from test_txt_acmode import ECHO_MAGIC, ESTS_TXT_RESET
 from test_txt_senter import run_senter
@@ -57,11 +59,12 @@ def test_wakeup_and_sexit_outside_the_measured_environment_are_gp0():
         "start", gp("WAKEUP"), gp("SEXIT"), "done"]
 
 
-def test_wakeup_with_a_bad_join_selector_is_a_txt_reset():
-    """A join selector whose data selector lies past the GDT (0x18 with limit 23): WAKEUP ends in
-    TXT-SHUTDOWN with ERRORCODE 0x8000000B (INVALID_JOIN_FORMAT) and ESTS.TXT_RESET in the next
-    boot."""
-    lines = run_senter("join-bad-selector", smp=2, reboot=True)
+@pytest.mark.parametrize("case", ["join-bad-selector", "join-wrapping-selector"])
+def test_wakeup_with_a_bad_join_selector_is_a_txt_reset(case):
+    """A join selector whose data selector lies past the GDT (0x18 with limit 23; 0xfffffff8,
+    whose + 15 wraps to 7 in 32 bits): WAKEUP ends in TXT-SHUTDOWN with ERRORCODE 0x8000000B
+    (INVALID_JOIN_FORMAT) and ESTS.TXT_RESET in the next boot."""
+    lines = run_senter(case, smp=2, reboot=True)
     join = next(l for l in lines if l.startswith("MLE.JOIN = "))
     assert lines == [
         "start", "boot 1", "SENTER: ok", join,

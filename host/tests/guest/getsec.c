@@ -378,6 +378,7 @@ static const struct {
     { "wakeup-before-senter", acmode_case_wakeup_before_senter },
     { "wakeup-after-init-sipi", acmode_case_wakeup_after_init_sipi },
     { "join-bad-selector", acmode_case_join_bad_selector },
+    { "join-wrapping-selector", acmode_case_join_wrapping_selector },
     { "nmi-after-senter", acmode_case_nmi_after_senter },
     { "nmi-after-enteraccs", acmode_case_nmi_after_enteraccs },
     { "secrets-reset", reset_secrets_txt_reset },

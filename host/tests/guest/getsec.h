@@ -73,6 +73,7 @@ void acmode_case_wakeup(void);
 void acmode_case_wakeup_before_senter(void);
 void acmode_case_wakeup_after_init_sipi(void);
 void acmode_case_join_bad_selector(void);
+void acmode_case_join_wrapping_selector(void);
 void acmode_case_nmi_after_senter(void);
 void acmode_case_nmi_after_enteraccs(void);
 /* ENTERACCS with the echo ACM (the first multiboot module) making the n (at most 2) writes w

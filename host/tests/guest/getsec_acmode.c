@@ -45,6 +45,7 @@
  *                        sleeping AP, WAKEUP: the AP neither counts nor reaches the join entry
  *   case=join-bad-selector (-smp 2) boot 1: SENTER, a join selector past the GDT, WAKEUP,
  *                        which must end in a TXT reset; boot 2: ERRORCODE and ESTS
+ *   case=join-wrapping-selector  the same with selector 0xfffffff8 (+ 15 wraps in 32 bits)
  *   case=nmi-after-senter  SENTER, an NMI to this CPU (ICR), the NMIs taken before and after
  *                        the guest's first IRET (SENTER leaves NMI blocked until then)
  *   case=nmi-after-enteraccs  the control: the same after ENTERACCS (EXITAC unblocks NMI)
@@ -146,17 +147,38 @@ static const char *const result_names[ECHO_NR] = {
     [ECHO_R_PRIV_STS_REOPENED] = "private STS after CMD.OPEN-PRIVATE",
 };
 
+/* "<who> <name> = 0x..." for each of n values */
+static void show_named(const char *who, const char *const *names, const volatile uint32_t *v,
+                       unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        line(who);
+        put_str(" ");
+        put_str(names[i]);
+        put_str(" = ");
+        put_hex(v[i]);
+        put_str("\n");
+    }
+}
+
 /* "guest ESP at GETSEC", then every value the echo ACM saved: "ACM <name> = 0x..." */
 static void show_acm_results(void)
 {
     show("guest ESP at GETSEC", acmode_esp);
-    for (unsigned i = 0; i < ECHO_NR; i++) {
-        line("ACM ");
-        put_str(result_names[i]);
-        put_str(" = ");
-        put_hex(acm_results[i]);
-        put_str("\n");
-    }
+    show_named("ACM", result_names, acm_results, ECHO_NR);
+}
+
+struct gdtr {
+    uint16_t limit;
+    uint32_t base;
+} __attribute__((packed));
+
+/* this CPU's GDTR */
+static struct gdtr read_gdtr(void)
+{
+    struct gdtr g;
+    __asm__ volatile("sgdt %0" : "=m"(g));
+    return g;
 }
 
 static uint32_t read_cr0(void)
@@ -232,12 +254,8 @@ void acmode_case_enteraccs(void)
     uint32_t size = acm_setup(0);
     if (!size)
         return;
-    struct {
-        uint16_t limit;
-        uint32_t base;
-    } __attribute__((packed)) gdtr;
+    struct gdtr gdtr = read_gdtr();
     uint16_t cs;
-    __asm__ volatile("sgdt %0" : "=m"(gdtr));
     __asm__ volatile("mov %%cs, %0" : "=r"(cs));
     show("SINIT.BASE", sinit_base());
     show("module size", size);
@@ -521,18 +539,27 @@ void acmode_case_ap_running(void)
 
 static uint32_t senter(uint32_t size, uint32_t edx);
 
-static void bad_acm(uint32_t leaf)
+/* the cases whose first boot must end in a TXT reset: in the boot after it (ESTS.TXT_RESET
+ * set) "boot 2", ERRORCODE, ESTS and, with pcr17, PCR 17, and 1; else "boot 1" and 0 */
+static int after_txt_reset(int pcr17)
 {
     uint32_t ests = rd32(TXT_PUB_CONFIG_REGS_BASE + TXTCR_ESTS);
-    if (ests & TXT_ESTS_TXT_RESET) {
-        line("boot 2\n");
-        show("ERRORCODE", rd32(TXT_PUB_CONFIG_REGS_BASE + TXTCR_ERRORCODE));
-        show("ESTS", ests);
-        if (leaf == GETSEC_SENTER)
-            show_pcr17("PCR 17");
-        return;
+    if (!(ests & TXT_ESTS_TXT_RESET)) {
+        line("boot 1\n");
+        return 0;
     }
-    line("boot 1\n");
+    line("boot 2\n");
+    show("ERRORCODE", rd32(TXT_PUB_CONFIG_REGS_BASE + TXTCR_ERRORCODE));
+    show("ESTS", ests);
+    if (pcr17)
+        show_pcr17("PCR 17");
+    return 1;
+}
+
+static void bad_acm(uint32_t leaf)
+{
+    if (after_txt_reset(leaf == GETSEC_SENTER))
+        return;
     uint32_t size = acm_setup(0);
     if (size && leaf == GETSEC_SENTER)
         report("SENTER", senter(size, 0));
@@ -551,11 +578,7 @@ void acmode_case_bad_acm(void)
  * the guest's GDT (SENTER itself passes neither); 0 or the fault word */
 static uint32_t senter(uint32_t size, uint32_t edx)
 {
-    struct {
-        uint16_t limit;
-        uint32_t base;
-    } __attribute__((packed)) gdtr;
-    __asm__ volatile("sgdt %0" : "=m"(gdtr));
+    struct gdtr gdtr = read_gdtr();
     for (unsigned i = 0; i < ECHO_BUF_NR; i++)
         acm_results[i] = 0;
     acm_results[ECHO_IN_EXIT_EIP] = (uint32_t)acmode_return;
@@ -747,11 +770,7 @@ static uint32_t getsec_leaf(uint32_t leaf)
  * SENTER first */
 static uint32_t join(uint32_t seg_sel)
 {
-    struct {
-        uint16_t limit;
-        uint32_t base;
-    } __attribute__((packed)) gdtr;
-    __asm__ volatile("sgdt %0" : "=m"(gdtr));
+    struct gdtr gdtr = read_gdtr();
     mle_join.gdt_limit = gdtr.limit;
     mle_join.gdt_base = gdtr.base;
     mle_join.seg_sel = seg_sel;
@@ -776,13 +795,7 @@ void acmode_case_wakeup(void)
     uint64_t t0 = rdtsc();
     while (wakeup_ap[WK_MAGIC] != WAKEUP_MAGIC && rdtsc() - t0 < 100 * TICKS_100MS)
         ;
-    for (unsigned i = 0; i < WK_NR; i++) {
-        line("AP ");
-        put_str(wakeup_names[i]);
-        put_str(" = ");
-        put_hex(wakeup_ap[i]);
-        put_str("\n");
-    }
+    show_named("AP", wakeup_names, wakeup_ap, WK_NR);
     if (!report("SEXIT", getsec_leaf(GETSEC_SEXIT)))
         return;
     show("public STS after SEXIT", rd32(TXT_PUB_CONFIG_REGS_BASE + TXTCR_STS));
@@ -813,19 +826,20 @@ void acmode_case_wakeup_before_senter(void)
     report("SEXIT", getsec_leaf(GETSEC_SEXIT));
 }
 
+static void join_refused(uint32_t seg_sel)
+{
+    if (!after_txt_reset(0) && senter_and_join(seg_sel))
+        report("WAKEUP", getsec_leaf(GETSEC_WAKEUP));
+}
+
 void acmode_case_join_bad_selector(void)
 {
-    uint32_t ests = rd32(TXT_PUB_CONFIG_REGS_BASE + TXTCR_ESTS);
-    if (ests & TXT_ESTS_TXT_RESET) {
-        line("boot 2\n");
-        show("ERRORCODE", rd32(TXT_PUB_CONFIG_REGS_BASE + TXTCR_ERRORCODE));
-        show("ESTS", ests);
-        return;
-    }
-    line("boot 1\n");
-    /* 0x18: its data selector 0x20 lies past the guest's 3-entry GDT (limit 23) */
-    if (senter_and_join(0x18))
-        report("WAKEUP", getsec_leaf(GETSEC_WAKEUP));
+    join_refused(0x18);     /* its data selector 0x20 lies past the guest's GDT (limit 23) */
+}
+
+void acmode_case_join_wrapping_selector(void)
+{
+    join_refused(0xfffffff8u);  /* + 15 wraps past 2^32 to 7, inside any limit */
 }
 
 /* an NMI sent to this CPU (APIC ID 0, physical), 0.1 s to take it, then an IRET to the next
