@@ -30,8 +30,12 @@ static void handle_line(struct qmp *q, char *line)
 
     log_dbg("qmp< %s", line);
     if (json_has(line, "QMP")) {
-        q->greeted = true;
-        send_line(q, "{\"execute\":\"qmp_capabilities\",\"id\":1}\n");
+        /* QEMU greets once; a peer that greets on and reads nothing would otherwise stall
+         * the loop in send_line's timeout once per greeting */
+        if (!q->greeted) {
+            q->greeted = true;
+            send_line(q, "{\"execute\":\"qmp_capabilities\",\"id\":1}\n");
+        }
         return;
     }
     if (json_get_str(line, "event", ev, sizeof(ev))) {

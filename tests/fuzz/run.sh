@@ -1,7 +1,8 @@
 #!/bin/bash
 # Runs libFuzzer targets for SECONDS each, JOBS at a time; the log of any target that fails,
 # and a table: executions, speed and coverage per target, and the executions of every run
-# recorded in OBJDIR/ledger.tsv (across runs).
+# recorded in OBJDIR/ledger.tsv (across runs); after the table, each failure's cause and its
+# input in base64 (CI may keep only the end of the output).
 # usage: run.sh SECONDS JOBS OBJDIR TARGET...
 #   TARGET  NAME       tests/fuzz/NAME_fuzz.c: OBJDIR/NAME_fuzz, seeds tests/fuzz/corpus/NAME/
 #           host/NAME  host/tests/fuzz/NAME_fuzz.c: $HOST_FUZZ_DIR/NAME_fuzz, seeds
@@ -94,6 +95,17 @@ printf '%-18s %-11s %11s %8s %11s %6s %5s %7s %13s\n' target status executions e
 printf '%s' "$rows"
 echo "(execs (all): every recorded run of the target in $ledger)"
 if [ -n "$failed" ]; then
+    # each failure's cause and input once more at the end, where a cut log still shows them
+    for t in $failed; do
+        log="$dir/logs/$(logname "$t").log"
+        { grep -m3 -E 'invariant broken|ERROR:|SUMMARY:' "$log"
+          grep -E '^ +#[0-9]+ ' "$log" | grep -m4 -F " $root/"; } | sed "s|^|$t: |"
+        find "$dir/artifacts" -name "$(logname "$t")-*" -newer "$stamp" -size -4097c 2>/dev/null |
+            while read -r a; do
+                echo "$t: input $(basename "$a") ($(stat -c %s "$a") bytes), base64:"
+                base64 -w 100 "$a"
+            done
+    done
     echo "fuzz: FAILED:$failed (${secs_total} s); reproduce with: <binary> <reproducer>"
     exit 1
 fi

@@ -10,7 +10,9 @@
  *     reads back as exactly that text.
  *   mode bit 0 set: the text is what QEMU sends on QMP, written in pieces (bytes 1..n of the
  *     mode give the piece sizes) while the event loop runs; every event seen must be a string
- *     member "event" of a line of the input, and nothing may crash or leak.
+ *     member "event" of a line of the input, the client sends at most one qmp_capabilities
+ *     whatever it is greeted with, and nothing may crash or leak. The peer reads what the
+ *     client sends, as QEMU does, and SIGPIPE is ignored, as the launcher does (sig.c).
  */
 #include "ev.h"
 #include "json.h"
@@ -18,6 +20,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -25,6 +28,22 @@
 #include "fuzz_check.h"
 
 static unsigned events;
+
+/* what the client sent the peer so far (appended; at most one qmp_capabilities fits) */
+static char sent[128];
+static size_t sent_len;
+
+static void peer_reads(int fd)
+{
+    char tmp[4096];
+    ssize_t n;
+
+    while ((n = read(fd, tmp, sizeof(tmp))) > 0) {
+        check(sent_len + (size_t)n < sizeof(sent));
+        memcpy(sent + sent_len, tmp, (size_t)n);
+        sent_len += (size_t)n;
+    }
+}
 
 static void on_event(void *ctx, const char *event, const char *json)
 {
@@ -41,6 +60,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     (void)argc;
     (void)argv;
     stderr = fopen("/dev/null", "w");   /* the QMP client's messages; sanitizers use fd 2 */
+    signal(SIGPIPE, SIG_IGN);
     return 0;
 }
 
@@ -96,6 +116,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
         check(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv) == 0);
         events = 0;
+        sent_len = 0;
         qmp_attach(&q, sv[0], on_event, NULL);
         while (off < rawlen) {
             size_t piece = plen ? (size_t)(uint8_t)path[k++ % plen] * 37 % 4096 + 1 : rawlen;
@@ -106,11 +127,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             off += piece;
             while (ev_run_once(0) > 0)
                 ;
+            peer_reads(sv[1]);
         }
+        sent[sent_len] = 0;
+        check(!sent_len || !strcmp(sent, "{\"execute\":\"qmp_capabilities\",\"id\":1}\n"));
         close(sv[1]);
-        while (!q.eof && ev_run_once(0) > 0)
-            ;
-        check(q.eof);
+        /* the end of the stream is there to read: only a signal's EINTR returns 0 */
+        while (!q.eof)
+            check(ev_run_once(1000) >= 0);
         /* no more events than lines */
         {
             unsigned lines = 1;

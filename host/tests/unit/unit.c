@@ -3,7 +3,7 @@
  * framing, the JSON look-up, the module-string rule (also without modules); the MLE header
  * (t_mlehdr.c), `info registers -a` and the launch decisions (t_cpustate.c), the gdb remote
  * protocol and the multiplexer's tracking (t_gdb.c), the platform's event sources
- * (t_platstate.c). Prints "N passed, N failed".
+ * (t_platstate.c), the QMP client (t_qmp.c). Prints "N passed, N failed".
  * usage: host-unit [DATA-DIR]   (default host/tests/unit/data, from the top of the tree) */
 #include "unit.h"
 #include "lib/bytes.h"
@@ -372,6 +372,7 @@ int main(int argc, char **argv)
     test_platstate();
     test_bytes();
     test_expectopt();
+    test_qmp();
     printf("host unit: %d passed, %d failed\n", unit_passed, unit_failed);
     return unit_failed != 0;
 }

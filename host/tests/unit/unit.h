@@ -25,5 +25,6 @@ void test_hostpage(void);
 void test_platstate(void);
 void test_bytes(void);
 void test_expectopt(void);
+void test_qmp(void);
 
 #endif
