@@ -8,7 +8,7 @@ BUILD += $(OUT)/initrd.img
 # through the kernel's /dev/tpm0) or on their own (vtboot-drain).
 GUEST_TOOL_OBJDIR := $(OUT)/guest
 GUEST_TOOLS := $(GUEST_TOOL_OBJDIR)/vtboot-seal $(GUEST_TOOL_OBJDIR)/vtboot-drain \
-	$(GUEST_TOOL_OBJDIR)/vtboot-keyscan
+	$(GUEST_TOOL_OBJDIR)/vtboot-keyscan $(GUEST_TOOL_OBJDIR)/vtboot-txt-evlog
 GUEST_SRCS.vtboot-seal := guest/tools/vtboot-seal.c guest/tools/tpmdev.c src/tpm/tpm2.c src/tpm/tpm2_seal.c \
 	src/tpm/marshal.c src/crypto/hash.c src/crypto/sha1.c src/crypto/sha256.c \
 	src/crypto/sha512.c src/crypto/sha2_k.c src/lib/format.c src/lib/string.c
@@ -32,6 +32,13 @@ $(GUEST_TOOL_OBJDIR)/vtboot-tpm-attack: $(GUEST_SRCS.vtboot-tpm-attack) $(wildca
 $(GUEST_TOOL_OBJDIR)/vtboot-drain: guest/tools/vtboot-drain.c
 	@mkdir -p $(@D)
 	$(CC) -std=gnu11 -O2 -static -Wall -Wextra -Werror -o $@ $<
+
+# vtboot-txt-evlog: the TXT launch's event log from the heap, parsed by src/txt/heap.c
+$(GUEST_TOOL_OBJDIR)/vtboot-txt-evlog: guest/tools/vtboot-txt-evlog.c src/txt/heap.c \
+                                       src/txt/heap.h src/lib/format.c src/lib/string.c
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 -O2 -static -Wall -Wextra -Werror -Iinclude -Isrc -o $@ \
+	    guest/tools/vtboot-txt-evlog.c src/txt/heap.c src/lib/format.c src/lib/string.c
 
 $(GUEST_TOOL_OBJDIR)/vtboot-keyscan: guest/tools/vtboot-keyscan.c
 	@mkdir -p $(@D)

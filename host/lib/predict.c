@@ -95,6 +95,8 @@ int predict_bank(const struct predict_input *in, struct pcr_bank *b, bool verbos
             return -1;
     }
 
+    if (in->mle_bank && strcmp(in->mle_bank, b->name))
+        return 0;
     const struct tb_policy *pol = in->policy;
     if (policy_digest(md, pol, b->size, d) ||
         extend(md, b, 17, d, PREDICT_POLICY, 0, "policy", verbose))

@@ -34,6 +34,8 @@ struct predict_input {
     const struct tb_policy *policy;
     const struct txt_drtm_events *txt;   /* a TXT launch: the SINIT's events (host/lib/txtexpect.h)
                                           * in place of vtboot's one MLE extend; NULL: vtboot's */
+    const char *mle_bank;                /* the one bank the MLE's own extends go to (Debian's
+                                          * tboot after our SINIT); NULL: every bank (vtboot) */
     enum pcr_map map;
     unsigned nr_modules;
     struct predict_module modules[PREDICT_MAX_MODULES];

@@ -48,8 +48,12 @@ int txt_expect_load(const char *sinit, uint32_t os_sinit_caps, struct txt_expect
     }
     t->in.senter_edx = 0;
     t->in.os_sinit_caps = os_sinit_caps;
-    t->in.pubkey_modulus = t->acm + offsetof(struct txt_acm_hdr, rsa2048_pubkey);
-    t->in.modulus_len = sizeof(a.hdr.rsa2048_pubkey);
+    if (!EVP_Digest(t->acm + offsetof(struct txt_acm_hdr, rsa2048_pubkey),
+                    sizeof(a.hdr.rsa2048_pubkey), t->in.pubkey_hash, NULL, EVP_sha256(), NULL)) {
+        snprintf(err, errsz, "%s: SHA-256 failed", sinit);
+        txt_expect_free(t);
+        return -1;
+    }
     txt_drtm_events(&t->in, &t->events);
     return 0;
 }

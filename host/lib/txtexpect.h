@@ -17,6 +17,12 @@
  * MONITOR wake-up, the TCG event log format, the PCR mapping it asks for */
 #define TXT_EXPECT_TBOOT_OS_SINIT_CAPS 0x601u
 
+/* The one bank Debian's tboot 1.10.5 extends after our SINIT: the ACM's TPM info says "embedded
+ * algorithms" (ext_policy 2), so tboot hashes and extends with its current algorithm only, the
+ * best of the ACM's list (SHA-1, SHA-256); its log says "extend policy: 2, current alg id: 0xb"
+ * and its events carry one digest */
+#define TXT_EXPECT_TBOOT_BANK "sha256"
+
 struct txt_expect {
     uint8_t *acm;                        /* the file's bytes (the modulus points into them) */
     size_t acm_size;

@@ -6,14 +6,16 @@
 # recomputes the key hash from the key; flipped bytes change exactly what they should. Then
 # vtboot-pcr's prediction of a TXT launch with such an ACM (--sinit): each SINIT event's digest
 # recomputed here from the ACM's bytes, the MLE's by Debian's lcp2_mlehash. Last, the test ACM
-# the build makes (sinit/sinit.mk) as the same readers see it.
+# and the SINIT the build makes (sinit/sinit.mk) as the same readers see them.
 # usage: acm-tests.sh path/to/vtboot-acm path/to/vtboot-pcr path/to/echo.bin path/to/project-key.pem
+#        path/to/sinit.bin
 set -u
 
 ACM=$(realpath "$1")
 PCR=$(realpath "$2")
 ECHO=$(realpath "$3")
 PROJECT_KEY=$(realpath "$4")
+SINIT=$(realpath "$5")
 T=$(mktemp -d /tmp/vtacm-test.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 PASS=0
@@ -218,7 +220,8 @@ same "0x40c: H(LCP policy control 0)" "$(event ev.txt 0x40c)" "$(echo 00000000 |
 same "0x404: the MLE as Debian's lcp2_mlehash hashes tboot" "$(event ev.txt 0x404)" \
      "$(lcp2_mlehash --create --cmdline "logging=serial" --alg sha256 tboot.elf 2>/dev/null |
         tail -1 | tr -d ' \n')"
-same "0x410: H(the ACM's key) = vtboot-acm key-hash" "$(event ev.txt 0x410)" "$("$ACM" key-hash k.pem)"
+same "0x410: H(the ACM's key hash, vtboot-acm key-hash)" "$(event ev.txt 0x410)" \
+     "$("$ACM" key-hash k.pem | sha_hex)"
 same "0x411: H(32 zero bytes), no launch control policy" "$(event ev.txt 0x411)" \
      "$(head -c 32 /dev/zero | sha256sum | cut -d' ' -f1)"
 # the PCRs are the replay of every extend -v printed (the SINIT's, then tboot's)
@@ -245,20 +248,23 @@ refuse "--os-sinit-caps without --sinit" "$PCR" predict --os-sinit-caps 1 --kern
 refuse "--os-sinit-caps not a number" "$PCR" predict --sinit a.bin --os-sinit-caps 0x1g \
        --kernel code.bin
 
-echo "# out/test/echo.bin: what make built and signed with the project key"
-"$ACM" info "$ECHO" > echo-info.txt
-has "echo.bin" echo-info.txt "signature: good (the module's own key)"
-has "echo.bin" echo-info.txt "launch checks: ok"
-has "echo.bin" echo-info.txt "key_hash: $("$ACM" key-hash "$PROJECT_KEY")"
 openssl rsa -in "$PROJECT_KEY" -pubout -out project-pub.pem 2>/dev/null
-check "echo.bin: OpenSSL verifies it with the project key" verify "$ECHO" project-pub.pem
-acminfo "$ECHO" > echo-acminfo.txt
-esize=$(stat -c %s "$ECHO")
-for l in "type: 0x2 (ACM_TYPE_CHIPSET)" "chipset_id: 0xb00f" "vendor: 0x8086" \
-         "size*4: $(printf 0x%x "$esize") ($esize)" \
-         "entry point: 0x00000008:$(printf %08x "$(u32 "$ECHO" 52)")" \
-         "chipset_acm_type: 0x1 (SINIT)" "device_id: 0xb00f" "capabilities: 0x00000261"; do
-    has "echo.bin: txt-acminfo" echo-acminfo.txt "$l"
+for built in "$SINIT" "$ECHO"; do
+    n=$(basename "$built")
+    echo "# $n: what make built and signed with the project key"
+    "$ACM" info "$built" > "$n-info.txt"
+    has "$n" "$n-info.txt" "signature: good (the module's own key)"
+    has "$n" "$n-info.txt" "launch checks: ok"
+    has "$n" "$n-info.txt" "key_hash: $("$ACM" key-hash "$PROJECT_KEY")"
+    check "$n: OpenSSL verifies it with the project key" verify "$built" project-pub.pem
+    acminfo "$built" > "$n-acminfo.txt"
+    esize=$(stat -c %s "$built")
+    for l in "type: 0x2 (ACM_TYPE_CHIPSET)" "chipset_id: 0xb00f" "vendor: 0x8086" \
+             "size*4: $(printf 0x%x "$esize") ($esize)" \
+             "entry point: 0x00000008:$(printf %08x "$(u32 "$built" 52)")" \
+             "chipset_acm_type: 0x1 (SINIT)" "device_id: 0xb00f" "capabilities: 0x00000261"; do
+        has "$n: txt-acminfo" "$n-acminfo.txt" "$l"
+    done
 done
 
 echo "# $PASS passed, $FAIL failed"

@@ -128,13 +128,15 @@ host-unit: $(HOST_UNIT) $(HOST_UNIT_TPMFAULT) $(HOST_UNIT_ATTEST)
 	$(HOST_UNIT_ATTEST)
 
 # vtboot-acm's ACMs as Debian's txt-acminfo and OpenSSL read them, and vtboot-pcr's prediction
-# of a TXT launch with them, and the build's test ACM (host/tests/acm-tests.sh)
+# of a TXT launch with them, and the build's SINIT and test ACM (host/tests/acm-tests.sh)
 DEPS += tboot openssl xxd
 host-test-build: $(HOST_UNIT) $(HOST_UNIT_TPMFAULT) $(HOST_UNIT_ATTEST) $(BIN)/vtboot-qemu $(HOST_TESTK) \
-                 $(BIN)/vtboot-acm $(BIN)/vtboot-pcr $(OUT)/test/echo.bin $(OUT)/vtboot
+                 $(BIN)/vtboot-acm $(BIN)/vtboot-pcr $(OUT)/test/echo.bin $(OUT)/sinit.bin \
+                 $(OUT)/vtboot
 host-test: host-unit host-test-build
 	host/tests/run-tests.sh $(BIN)/vtboot-qemu $(HOST_TESTK)
-	host/tests/acm-tests.sh $(BIN)/vtboot-acm $(BIN)/vtboot-pcr $(OUT)/test/echo.bin $(SINIT_KEY)
+	host/tests/acm-tests.sh $(BIN)/vtboot-acm $(BIN)/vtboot-pcr $(OUT)/test/echo.bin $(SINIT_KEY) \
+	    $(OUT)/sinit.bin
 
 # libFuzzer targets for the launcher's parsers of outside input (clang, ASan, UBSan): what the
 # guest, QEMU, swtpm or a file hands the host tools. `make fuzz` and `make fuzz-smoke` run them

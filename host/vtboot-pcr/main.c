@@ -58,7 +58,9 @@ static void usage(FILE *f)
 "               start with the SINIT's events (docs/txt-platform.md 3.4 step 7: the ACM's\n"
 "               digest with SENTER's EDX 0, the OsSinitData capabilities, no launch control\n"
 "               policy, the MLE, the ACM's key) instead of vtboot's MLE; --vtboot F and\n"
-"               --vtboot-cmdline S then name the MLE, e.g. Debian's /boot/tboot.gz\n"
+"               --vtboot-cmdline S then name the MLE, e.g. Debian's /boot/tboot.gz, whose\n"
+"               own extends (policy, modules) go to the SHA-256 bank only: tboot 1.10.5\n"
+"               extends its one current algorithm when the ACM names embedded algorithms\n"
 "  --os-sinit-caps X  OsSinitData.capabilities (default 0x601, what Debian's tboot 1.10.5\n"
 "               sends with our SINIT)\n"
 "  -v           show every extend on stderr\n"
@@ -225,6 +227,7 @@ int main(int argc, char **argv)
             return 1;
         }
         exp.in.txt = &txt.events;
+        exp.in.mle_bank = TXT_EXPECT_TBOOT_BANK;
     }
 
     for (unsigned b = 0; b < nbanks; b++) {

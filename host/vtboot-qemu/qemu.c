@@ -14,6 +14,12 @@ void qemu_argv(struct strv *a, const struct qemu_cfg *c)
      * at a virtual SENTER could stop (include/abi/vsenter.h, 1a) */
     strv_add(a, "-machine");
     strv_addf(a, "%s,hpet=off%s", c->machine, c->txt ? ",txt=on" : "");
+    /* the TXT platform's VT-d: tboot needs its DMAR, the SINIT sets its PMRs and the chipset's
+     * DPR blocks DMA through it (docs/txt-platform.md 0009) */
+    if (c->txt) {
+        strv_add(a, "-device");
+        strv_add(a, "intel-iommu");
+    }
     if (c->sinit_key_hash) {
         strv_add(a, "-global");
         strv_addf(a, "intel-txt.sinit-key-hash=%s", c->sinit_key_hash);

@@ -80,42 +80,62 @@ static struct acpi_gas pm_block(const uint8_t *fadt, uint32_t len, uint32_t x_of
     return g;
 }
 
-int acpi_read_platform(uint64_t rsdp_addr, struct acpi_platform *p, char *err, unsigned errlen)
+/* The XSDT if the RSDP is 2.0 with a valid extended checksum and one, else the RSDT. */
+static const struct acpi_sdt_header *root_table(uint64_t rsdp_addr, unsigned *entry_size)
 {
     const struct acpi_rsdp *r = rsdp_at(rsdp_addr);
-    const struct acpi_sdt_header *root = 0, *fadt_h = 0;
-    unsigned entry_size = 4;
-
-    memset(p, 0, sizeof(*p));
-    if (!r)
-        FAIL("ACPI: no valid RSDP at 0x%llx", (unsigned long long)rsdp_addr);
-    p->rsdp = rsdp_addr;
     if (r->revision >= 2) {
         const struct acpi_rsdp *r2 = phys_map(rsdp_addr, ACPI_RSDP_V2_LEN);
         /* the extended checksum covers `length` bytes: map them all before reading them */
         const uint8_t *whole = r2 && r2->length >= ACPI_RSDP_V2_LEN && r2->length <= 4096
                                    ? phys_map(rsdp_addr, r2->length) : 0;
-        if (whole && !checksum(whole, r2->length) && r2->xsdt_address) {
-            root = table_at(r2->xsdt_address, "XSDT");
-            entry_size = 8;
+        const struct acpi_sdt_header *x = whole && !checksum(whole, r2->length)
+                                              ? table_at(r2->xsdt_address, "XSDT") : 0;
+        if (x) {
+            *entry_size = 8;
+            return x;
         }
     }
-    if (!root) {
-        root = table_at(r->rsdt_address, "RSDT");
-        entry_size = 4;
-    }
+    *entry_size = 4;
+    return table_at(r->rsdt_address, "RSDT");
+}
+
+int acpi_find_table(uint64_t rsdp, const char *sig, uint64_t *addr, uint32_t *len, char *err,
+                    unsigned errlen)
+{
+    unsigned entry_size;
+    if (!rsdp_at(rsdp))
+        FAIL("ACPI: no valid RSDP at 0x%llx", (unsigned long long)rsdp);
+    const struct acpi_sdt_header *root = root_table(rsdp, &entry_size);
     if (!root)
         FAIL("ACPI: RSDT/XSDT missing or bad checksum");
     uint32_t n = (root->length - (uint32_t)sizeof(*root)) / entry_size;
-    for (uint32_t i = 0; i < n && !fadt_h; i++) {
+    for (uint32_t i = 0; i < n; i++) {
         const uint8_t *e = (const uint8_t *)(root + 1) + i * entry_size;
         uint64_t a = entry_size == 8 ? load_le64(e) : load_le32(e);
-        fadt_h = table_at(a, "FACP");
+        const struct acpi_sdt_header *h = table_at(a, sig);
+        if (h) {
+            *addr = a;
+            *len = h->length;
+            return 0;
+        }
     }
-    if (!fadt_h)
+    if (!memcmp(sig, "FACP", 4))
         FAIL("ACPI: no valid FADT");
-    const uint8_t *f = (const uint8_t *)fadt_h;
-    uint32_t len = fadt_h->length;
+    FAIL("ACPI: no valid %.4s table", sig);
+}
+
+int acpi_read_platform(uint64_t rsdp_addr, struct acpi_platform *p, char *err, unsigned errlen)
+{
+    uint64_t fadt_addr;
+    uint32_t fadt_len;
+
+    memset(p, 0, sizeof(*p));
+    if (acpi_find_table(rsdp_addr, "FACP", &fadt_addr, &fadt_len, err, errlen))
+        return -1;
+    p->rsdp = rsdp_addr;
+    const uint8_t *f = phys_map(fadt_addr, fadt_len);
+    uint32_t len = fadt_len;
     if (len < FADT_V1_LEN)
         FAIL("ACPI: FADT is %u bytes, shorter than ACPI 1.0's 116", len);
 

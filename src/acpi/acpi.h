@@ -31,6 +31,11 @@ struct acpi_platform {
 /* Looks for the RSDP in the EBDA and the BIOS area 0xe0000-0xfffff. 0 if absent. */
 uint64_t acpi_find_rsdp(void);
 
+/* The first table with signature `sig` that the RSDT/XSDT behind `rsdp` lists, with a valid
+ * header, length and checksum, below 4 GiB: its address and length; -1 with a reason. */
+int acpi_find_table(uint64_t rsdp, const char *sig, uint64_t *addr, uint32_t *len, char *err,
+                    unsigned errlen);
+
 /* Reads the tables behind the RSDP at `rsdp`; -1 with a reason in err. */
 int acpi_read_platform(uint64_t rsdp, struct acpi_platform *p, char *err, unsigned errlen);
 

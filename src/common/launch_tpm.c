@@ -13,7 +13,7 @@ bool launch_tpm_find(uint16_t extpol)
 {
     tpm.transmit = tis_transmit;
     tpm.ctx = &tis;
-    if (!tis_probe(&tis, tpm.err, sizeof(tpm.err)) ||
+    if (!tis_probe(&tis, 0, tpm.err, sizeof(tpm.err)) ||
         !tis_request_locality(&tis, LAUNCH_LOCALITY, tpm.err, sizeof(tpm.err))) {
         pr_err("TPM: %s\n", tpm.err);
         tpm.transmit = 0;

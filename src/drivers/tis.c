@@ -55,18 +55,18 @@ static bool wait_access(unsigned l, uint8_t mask, uint8_t want, uint32_t timeout
     }
 }
 
-bool tis_probe(struct tis *tis, char *err, size_t errlen)
+bool tis_probe(struct tis *tis, unsigned locality, char *err, size_t errlen)
 {
     tis->locality = TIS_NO_LOCALITY;
-    tis->did_vid = mmio_read32(reg(0, TIS_REG_DID_VID));
+    if (locality >= NR_LOCALITIES)
+        FAIL("no locality %u", locality);
+    tis->did_vid = mmio_read32(reg(locality, TIS_REG_DID_VID));
     if (tis->did_vid == 0xffffffffu || tis->did_vid == 0)
-        FAIL("no TPM at 0x%08x (DID/VID reads 0x%08x)", TIS_BASE, tis->did_vid);
-    if (!(access_reg(0) & TIS_ACCESS_VALID))
-        FAIL("TPM at 0x%08x: ACCESS register not valid (0x%02x)", TIS_BASE, access_reg(0));
-    uint32_t s = sts(0);
-    if ((s & STS_FAMILY_MASK) != STS_FAMILY_TPM2)
-        FAIL("TPM at 0x%08x is not a TPM 2.0 (STS 0x%08x); TPM 1.2 is not supported", TIS_BASE,
-             s);
+        FAIL("no TPM at 0x%08x (DID/VID reads 0x%08x)", (unsigned)reg(locality, 0),
+             tis->did_vid);
+    if (!(access_reg(locality) & TIS_ACCESS_VALID))
+        FAIL("TPM at 0x%08x: ACCESS register not valid (0x%02x)", (unsigned)reg(locality, 0),
+             access_reg(locality));
     return true;
 }
 
@@ -77,17 +77,23 @@ bool tis_request_locality(struct tis *tis, unsigned locality, char *err, size_t 
     for (unsigned l = 0; l < NR_LOCALITIES; l++)
         if (l != locality && (access_reg(l) & TIS_ACCESS_ACTIVE))
             mmio_write8(reg(l, TIS_REG_ACCESS), TIS_ACCESS_ACTIVE);  /* relinquish */
-    if (access_reg(locality) & TIS_ACCESS_ACTIVE) {
-        tis->locality = locality;
-        return true;
-    }
-    mmio_write8(reg(locality, TIS_REG_ACCESS), TIS_ACCESS_REQUEST_USE);
-    if (!wait_access(locality, TIS_ACCESS_VALID | TIS_ACCESS_ACTIVE,
-                     TIS_ACCESS_VALID | TIS_ACCESS_ACTIVE, TIS_TIMEOUT_A_MS)) {
-        mmio_write8(reg(locality, TIS_REG_ACCESS), TIS_ACCESS_SEIZE);
+    if (!(access_reg(locality) & TIS_ACCESS_ACTIVE)) {
+        mmio_write8(reg(locality, TIS_REG_ACCESS), TIS_ACCESS_REQUEST_USE);
         if (!wait_access(locality, TIS_ACCESS_VALID | TIS_ACCESS_ACTIVE,
-                         TIS_ACCESS_VALID | TIS_ACCESS_ACTIVE, TIS_TIMEOUT_A_MS))
-            FAIL("TPM locality %u not granted (ACCESS 0x%02x)", locality, access_reg(locality));
+                         TIS_ACCESS_VALID | TIS_ACCESS_ACTIVE, TIS_TIMEOUT_A_MS)) {
+            mmio_write8(reg(locality, TIS_REG_ACCESS), TIS_ACCESS_SEIZE);
+            if (!wait_access(locality, TIS_ACCESS_VALID | TIS_ACCESS_ACTIVE,
+                             TIS_ACCESS_VALID | TIS_ACCESS_ACTIVE, TIS_TIMEOUT_A_MS))
+                FAIL("TPM locality %u not granted (ACCESS 0x%02x)", locality,
+                     access_reg(locality));
+        }
+    }
+    /* the interface family reads true only through the active locality */
+    uint32_t s = sts(locality);
+    if ((s & STS_FAMILY_MASK) != STS_FAMILY_TPM2) {
+        mmio_write8(reg(locality, TIS_REG_ACCESS), TIS_ACCESS_ACTIVE);
+        FAIL("TPM at 0x%08x is not a TPM 2.0 (STS 0x%08x); TPM 1.2 is not supported",
+             (unsigned)reg(locality, 0), s);
     }
     tis->locality = locality;
     return true;

@@ -18,9 +18,10 @@ struct tis {
 
 #define TIS_NO_LOCALITY 0xffu
 
-/* True if a TIS TPM answers (DID/VID readable, ACCESS valid). */
-bool tis_probe(struct tis *tis, char *err, size_t errlen);
-/* Gives up every locality in use and takes `locality`; false with err on timeout. */
+/* True if a TIS TPM answers through `locality` (DID/VID readable, ACCESS valid). */
+bool tis_probe(struct tis *tis, unsigned locality, char *err, size_t errlen);
+/* Gives up every locality in use and takes `locality`; false with err on timeout or if the
+ * TPM is not a TPM 2.0. */
 bool tis_request_locality(struct tis *tis, unsigned locality, char *err, size_t errlen);
 void tis_release_locality(struct tis *tis);
 /* tpm_transmit_fn for src/tpm/tpm2.c; ctx is a struct tis with an active locality. */

@@ -15,10 +15,16 @@ static unsigned loglvl_hidden;
 static struct tboot_log *memlog;
 static size_t memlog_size;           /* of the region it was formatted in */
 static bool mid_line;
+static const char *line_prefix;      /* NULL: "vtboot: " (the SINIT sets its own) */
 
 void printk_set_console(console_write_fn fn)
 {
     console = fn;
+}
+
+void printk_set_prefix(const char *prefix)
+{
+    line_prefix = prefix;
 }
 
 void printk_set_loglvl(unsigned mask)
@@ -86,15 +92,16 @@ void printk_break_lock(void)
 static void vprintk(bool to_console, unsigned level, const char *fmt, va_list ap)
 {
     static char line[512];
-    static const char prefix[] = "vtboot: ";
+    const char *prefix = line_prefix ? line_prefix : "vtboot: ";
 
     if (loglvl_hidden & level)
         return;
     if (lock_acquire()) {
-        static const char taken[] = "vtboot: WARNING: printk: the lock's holder never let go "
+        static const char taken[] = "WARNING: printk: the lock's holder never let go "
                                     "(a CPU taken back while it printed): taken over\n";
         if (mid_line)
             emit(to_console, "\n", 1);
+        emit(to_console, prefix, strlen(prefix));
         emit(to_console, taken, sizeof(taken) - 1);
         mid_line = false;
     }
@@ -104,7 +111,7 @@ static void vprintk(bool to_console, unsigned level, const char *fmt, va_list ap
     const char *tag = level == LOG_ERR ? "ERROR: " : level == LOG_WARN ? "WARNING: " : "";
     for (size_t i = 0; i < len;) {
         if (!mid_line) {
-            emit(to_console, prefix, sizeof(prefix) - 1);
+            emit(to_console, prefix, strlen(prefix));
             emit(to_console, tag, strlen(tag));
             mid_line = true;
         }

@@ -16,6 +16,8 @@ typedef void (*console_write_fn)(const char *s, size_t len);
 
 void printk_set_console(console_write_fn fn);
 void printk_set_loglvl(unsigned mask);
+/* Each line's first words ("vtboot: " unless set). */
+void printk_set_prefix(const char *prefix);
 /* The memory log and the size of the region it lives in (NULL: none). */
 void printk_set_memlog(struct tboot_log *log, size_t size);
 struct tboot_log *printk_memlog(size_t *size);

@@ -32,9 +32,11 @@ void txt_drtm_events(const struct txt_drtm_in *in, struct txt_drtm_events *out)
     event(out, 3, 17, EV_TXT_LCP_CONTROL_HASH, out->lcp_policy_control, 4);
     event(out, 4, 17, EV_TXT_MLE_HASH, NULL, 0);
     out->ev[4].is_mle = true;
-    /* authorities (PCR 18): who signed the SINIT and which policy allowed the MLE; without a
-     * policy the hash of 32 zero bytes, so "no policy" is a value of its own */
-    event(out, 5, 18, EV_TXT_SINIT_PUBKEY_HASH, in->pubkey_modulus, in->modulus_len);
+    /* authorities (PCR 18): who signed the SINIT (the key's hash, as PUBLIC.KEY holds it: an
+     * event's data stays under 256 bytes, which tboot 1.10.5's log dump reads as one byte)
+     * and which policy allowed the MLE; without a policy the hash of 32 zero bytes, so "no
+     * policy" is a value of its own */
+    event(out, 5, 18, EV_TXT_SINIT_PUBKEY_HASH, in->pubkey_hash, sizeof(in->pubkey_hash));
     if (in->po_policy)
         event(out, 6, 18, EV_TXT_LCP_HASH, in->po_policy, in->po_policy_len);
     else

@@ -24,8 +24,8 @@ struct txt_drtm_in {
     uint32_t proc_scrtm_status;
     uint32_t os_sinit_caps;              /* OsSinitData.capabilities */
     uint32_t lcp_policy_control;         /* the PO (or PS) policy's control, 0 without one */
-    const uint8_t *pubkey_modulus;       /* the ACM header's rsa2048_pubkey, as stored */
-    uint32_t modulus_len;
+    uint8_t pubkey_hash[TXT_DRTM_ACM_DIGEST_SIZE];  /* SHA-256 of the ACM header's modulus as
+                                          stored: the chipset's PUBLIC.KEY */
     const uint8_t *po_policy;            /* the PO policy's bytes; NULL: none */
     uint32_t po_policy_len;
 };

@@ -240,6 +240,7 @@ int txt_os_sinit_data_check(const uint8_t *p, uint64_t size, const struct txt_os
         struct txt_heap_event_log_ptr_elt2_1 *l = &out->evtlog;
         memcpy(l, x + 8, sizeof(*l));
         out->has_evtlog = true;
+        out->evtlog_off = (uint32_t)(x + 8 - p);
         if (!inside(l->phys_addr, l->allocated_event_container_size, e->os_mle_base,
                     e->os_mle_size))
             FAIL("OsSinitData event log 0x%llx+0x%x is not inside OsMleData",

@@ -56,6 +56,8 @@ struct txt_os_sinit_info {
     struct txt_os_sinit_data d;      /* fields beyond the version read as 0 */
     bool has_evtlog;
     struct txt_heap_event_log_ptr_elt2_1 evtlog;
+    uint32_t evtlog_off;             /* where it is, from OsSinitData's data (the SINIT
+                                        writes its record offsets there) */
 };
 
 /* The size field tboot's calc_os_sinit_data_size gives for a TPM 2.0 TCG-format log. */

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 #include "txt/mle_walk.h"
 
+#include "abi/mle.h"
 #include "lib/bytes.h"
 #include "lib/format.h"
 #include "lib/phys.h"
+#include "lib/string.h"
 
 #define FAIL(...) do { fmt_snprintf(err, errlen, __VA_ARGS__); return -1; } while (0)
 
@@ -144,5 +146,29 @@ int txt_mle_phys(uint64_t ptab, uint64_t mle_size, const struct txt_mle_limits *
     if (translate(&w, linear & ~(uint64_t)(PAGE - 1), phys, err, errlen))
         return -1;
     *phys += linear & (PAGE - 1);
+    return 0;
+}
+
+int txt_mle_header_check(const struct mle_hdr *h, uint64_t hdr_linear, uint64_t mle_size,
+                         uint32_t min_ver, char *err, unsigned errlen)
+{
+    static const uint8_t uuid[16] = MLE_HDR_UUID_BYTES;
+    /* the fields each version has: 2.0 ends at capabilities, 2.1 adds the command line */
+    uint32_t need = h->version >= MLE_HDR_VERSION ? sizeof(*h)
+                                                  : offsetof(struct mle_hdr, cmdline_start_off);
+
+    if (hdr_linear >= mle_size || mle_size - hdr_linear < sizeof(*h))
+        FAIL("MLE header at 0x%llx: not inside the MLE's 0x%llx bytes",
+             (unsigned long long)hdr_linear, (unsigned long long)mle_size);
+    if (memcmp(h->uuid, uuid, sizeof(uuid)))
+        FAIL("MLE header at 0x%llx: not tboot's UUID", (unsigned long long)hdr_linear);
+    if (h->version < min_ver || h->version > MLE_HDR_VERSION)
+        FAIL("MLE header version 0x%08x: the SINIT takes 0x%08x-0x%08x", h->version, min_ver,
+             MLE_HDR_VERSION);
+    if (h->length < need)
+        FAIL("MLE header length %u: version 0x%08x has %u bytes", h->length, h->version, need);
+    if (h->entry_point >= mle_size)
+        FAIL("MLE entry point 0x%x: outside the MLE's 0x%llx bytes", h->entry_point,
+             (unsigned long long)mle_size);
     return 0;
 }

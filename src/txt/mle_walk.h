@@ -40,4 +40,12 @@ int txt_mle_walk(uint64_t ptab, uint64_t mle_size, const struct txt_mle_limits *
 int txt_mle_phys(uint64_t ptab, uint64_t mle_size, const struct txt_mle_limits *lim,
                  uint64_t linear, uint64_t *phys, char *err, unsigned errlen);
 
+/* The MLE header at MLE linear `hdr_linear` (OsSinitData.mle_hdr_base), copied out by the
+ * caller (sizeof(struct mle_hdr) bytes, all inside the MLE): tboot's UUID, a length that
+ * covers the fields of its version, a version from `min_ver` (the ACM's min_mle_hdr_ver) to
+ * 2.1, an entry point inside the MLE. 0, or -1 with the reason. */
+struct mle_hdr;
+int txt_mle_header_check(const struct mle_hdr *h, uint64_t hdr_linear, uint64_t mle_size,
+                         uint32_t min_ver, char *err, unsigned errlen);
+
 #endif

@@ -11,6 +11,7 @@
 #define DEF_TYPE_E (1ull << 11)
 #define PHYSMASK_VALID (1ull << 11)
 #define PAGE_MASK 0xfffull
+#define MASK_36_BITS 0xffffff000ull
 
 int txt_mtrrs_check(const struct txt_mtrrs *m, uint64_t sinit_base, uint64_t sinit_size,
                     char *err, unsigned errlen)
@@ -32,10 +33,14 @@ int txt_mtrrs_check(const struct txt_mtrrs *m, uint64_t sinit_base, uint64_t sin
         FAIL("SINIT region 0x%llx+0x%llx", (unsigned long long)sinit_base,
              (unsigned long long)sinit_size);
 
-    uint64_t addr_mask = ((1ull << m->phys_bits) - 1) & ~PAGE_MASK;
+    uint64_t full_mask = ((1ull << m->phys_bits) - 1) & ~PAGE_MASK;
     for (unsigned i = 0; i < vcnt; i++) {
         if (!(m->mask[i] & PHYSMASK_VALID))
             continue;
+        /* tboot 1.10.5 writes 24-bit masks (bits 35:12) whatever the CPU's width: a mask with
+         * nothing above bit 35 is read as 36 bits wide [inferred: the SINITs tboot runs with
+         * on wider CPUs accept it; the aliases it also makes WB lie at 64 GiB and above] */
+        uint64_t addr_mask = (m->mask[i] & full_mask) >> 36 ? full_mask : MASK_36_BITS;
         uint64_t mask = m->mask[i] & addr_mask, base = m->base[i] & addr_mask;
         unsigned type = (unsigned)(m->base[i] & 0xff);
         /* contiguous: the mask's ones from the top down, then only zeros */
@@ -60,9 +65,9 @@ int txt_mtrrs_check(const struct txt_mtrrs *m, uint64_t sinit_base, uint64_t sin
     for (uint64_t a = sinit_base & ~PAGE_MASK; a < sinit_base + sinit_size; a += PAGE_MASK + 1) {
         unsigned i;
         for (i = 0; i < vcnt; i++) {
-            uint64_t mask = m->mask[i] & addr_mask;
+            uint64_t mask = m->mask[i] & full_mask;
             if ((m->mask[i] & PHYSMASK_VALID) && (m->base[i] & 0xff) == MTRR_TYPE_WB &&
-                (a & mask) == (m->base[i] & addr_mask))
+                (a & mask) == (m->base[i] & mask))
                 break;
         }
         if (i == vcnt)

@@ -94,3 +94,27 @@ int txt_sinit_mle_data_build(const struct txt_sinit_mle_in *in, uint8_t *out, ui
     *size = total;
     return 0;
 }
+
+#define FW_CFG_E820_ENTRY 20u
+#define E820_RAM 1u
+
+int txt_ram_from_fw_cfg_e820(const uint8_t *e820, uint32_t len, struct txt_sinit_mle_in *in,
+                             char *err, unsigned errlen)
+{
+    if (len % FW_CFG_E820_ENTRY)
+        FAIL("etc/e820 is %u bytes, not a multiple of %u", len, FW_CFG_E820_ENTRY);
+    in->nr_ram = 0;
+    for (uint32_t off = 0; off < len; off += FW_CFG_E820_ENTRY) {
+        const uint8_t *e = e820 + off;
+        if (load_le32(e + 16) != E820_RAM || load_le64(e + 8) == 0)
+            continue;
+        if (in->nr_ram == TXT_SINIT_MLE_MAX_RAM)
+            FAIL("etc/e820 lists more than %u RAM ranges", TXT_SINIT_MLE_MAX_RAM);
+        in->ram[in->nr_ram].base = load_le64(e);
+        in->ram[in->nr_ram].size = load_le64(e + 8);
+        in->nr_ram++;
+    }
+    if (in->nr_ram == 0)
+        FAIL("etc/e820 lists no RAM");
+    return 0;
+}

@@ -27,6 +27,12 @@ struct txt_sinit_mle_in {
     uint32_t dmar_len;
 };
 
+/* QEMU's fw_cfg file etc/e820 (packed {u64 address, u64 length, u32 type} entries, little-
+ * endian): its RAM entries (type 1) into in->ram. -1 with the reason: a partial entry, more
+ * than TXT_SINIT_MLE_MAX_RAM RAM ranges, none. */
+int txt_ram_from_fw_cfg_e820(const uint8_t *e820, uint32_t len, struct txt_sinit_mle_in *in,
+                             char *err, unsigned errlen);
+
 /* Writes the region (its u64 size field first) into out[0, cap); *size: the region's bytes.
  * 0, or -1 with the reason (too many or empty ranges, no DMAR, out too small). */
 int txt_sinit_mle_data_build(const struct txt_sinit_mle_in *in, uint8_t *out, uint64_t cap,

@@ -1,16 +1,17 @@
-"""Debian's unmodified tboot takes our ACM as the platform's SINIT (issue 20: `vtboot-qemu --txt
---sinit F --sinit-key K`).
+"""Debian's unmodified tboot launched by our SINIT on the emulated TXT platform (issue 20:
+`vtboot-qemu --txt --sinit F --sinit-key K`).
 
-The ACM is out/test/echo.bin (sinit/test/echo.S, laid out and signed by vtboot-acm with the
-project key), loaded as the entry's last module the way Debian's 20_linux_tboot loads
-/boot/*sinit*. tboot's does_acmod_match_platform() compares its chipset and processor lists with
-our chipset's DIDVID and the CPU's CPUID.1/PLATFORM_ID, then tboot copies it to SINIT.BASE and
-dumps its header: that dump must show the file's own bytes. An ACM whose list names another
-chipset is refused there (no SINIT, no launch).
-
-Not yet: the launch itself. Without an intel-iommu (patch 0009 and the DMAR `--txt` will then add)
-tboot's verify_platform() finds no DMAR and boots Linux unmeasured; with one, GETSEC[SENTER]
-(patch 0006) comes next.
+The ACM is out/sinit.bin (sinit/, laid out and signed by vtboot-acm with the project key),
+loaded as the entry's last module the way Debian's 20_linux_tboot loads /boot/*sinit*, through
+GRUB's multiboot2 and multiboot1 paths, with Debian's own 6.1 kernel. tboot's
+does_acmod_match_platform() compares its lists with our chipset and CPU, GETSEC[SENTER] (patch
+0006) authenticates it and measures it into PCR 17, the SINIT does its work (docs/txt-platform.md
+3.4: heap, MTRRs, PMRs, the MLE's measurement, the launch control policy, PCRs 17/18 and the
+event log, SinitMleData) and enters tboot, which finds the launch good and boots Linux with its
+shared page. Asserted: the SINIT's and tboot's own lines, Debian's txt-stat in the guest, PCRs 17
+and 18 in both banks against `vtboot-pcr predict --sinit`, and the event log the guest reads from
+the heap against tpm2_eventlog's replay and the PCRs. An ACM whose list names another chipset is
+refused by tboot before SENTER (no SINIT, no launch).
 """
 import os
 import struct
@@ -23,12 +24,15 @@ import vtb
 from test_txt_launch import MEMORY_MB, SINIT_BASE, boot_txt, tboot_lines
 
 ACM_TOOL = os.path.join(vtb.OUT, "bin", "vtboot-acm")
+PCR_TOOL = os.path.join(vtb.OUT, "bin", "vtboot-pcr")
+SINIT = os.path.join(vtb.OUT, "sinit.bin")
 ECHO = os.path.join(vtb.OUT, "test", "echo.bin")
 PROJECT_KEY = os.path.join(os.environ.get("VTBOOT_CACHE") or
                            os.path.join(os.environ.get("XDG_CACHE_HOME") or
                                         os.path.expanduser("~/.cache"), "vtboot"),
                            "sinit", "project-key.pem")
 CMDLINE = "console=ttyS0 panic=-1"
+TBOOT_CMDLINE = "logging=serial,memory loglvl=all ap_wake_mwait=true"   # vtboot-qemu's default
 # acm_hdr_t (include/abi/txt.h): date at 20, size (dwords) at 24, seg_sel at 48, entry at 52
 HDR_DATE, HDR_SIZE, HDR_SEG_SEL, HDR_ENTRY = 20, 24, 48, 52
 
@@ -39,20 +43,30 @@ def need(path, how):
     return path
 
 
-def boot_with(acm, loader):
+def boot_with(acm, loader, cmdline=CMDLINE):
     return boot_txt("--txt", loader, "--kernel", vtb.debian_generic_kernel(), "--memory",
-                    str(MEMORY_MB), "--cmdline", CMDLINE, "--sinit", acm,
+                    str(MEMORY_MB), "--cmdline", cmdline, "--sinit", acm,
                     "--sinit-key", need(PROJECT_KEY, "`make` makes it"))
 
 
-@pytest.mark.parametrize("loader", ["--grub", "--grub-mb1"])
-def test_tboot_takes_our_acm_as_the_platforms_sinit(loader):
-    with open(need(ECHO, "make out/test/echo.bin"), "rb") as f:
+LOADERS = ["--grub", "--grub-mb1"]
+
+
+@pytest.fixture(scope="module", params=LOADERS,
+                ids=lambda loader: "debian-mb1" if loader == "--grub-mb1" else "debian-mb2")
+def launch(request):
+    cmdline = CMDLINE + " vtboot.guest=txt-evlog"
+    run = boot_with(need(SINIT, "make out/sinit.bin"), request.param, cmdline)
+    run.loader, run.cmdline = request.param, cmdline
+    return run
+
+
+def test_tboot_takes_our_acm_as_the_platforms_sinit(launch):
+    with open(SINIT, "rb") as f:
         acm = f.read()
     u32 = lambda off: struct.unpack_from("<I", acm, off)[0]
-    run = boot_with(ECHO, loader)
-    lines = tboot_lines(run)
-    assert run.rc == vtb.POWERED_OFF, run.stderr[-2000:] + "\n" + run.serial[-1500:]
+    lines = tboot_lines(launch)
+    assert launch.rc == vtb.POWERED_OFF, launch.stderr[-2000:] + "\n" + launch.serial[-1500:]
     # does_acmod_match_platform(): our chipset and CPU against the ACM's lists
     i = lines.index("checking if module  is an SINIT for this platform...")
     assert lines[i + 1:i + 10] == [
@@ -78,11 +92,80 @@ def test_tboot_takes_our_acm_as_the_platforms_sinit(loader):
     assert not [l for l in lines if "chipset id mismatch" in l or "processor id mismatch" in l]
 
 
+def test_our_sinit_launches_tboot_into_linux(launch):
+    lines = tboot_lines(launch)
+    sinit = [l for l in launch.serial.splitlines() if l.startswith("sinit: ")]
+    # tboot's post-launch entry, as it printed it before GETSEC[SENTER]
+    entry = int(next(l for l in lines if l.startswith("\t &_post_launch_entry=")).split("=")[1],
+                16)
+    assert sinit == [
+        sinit[0],                                     # timer: TSC at ... MHz
+        f"sinit: entered at {SINIT_BASE:#x}, SENTER EDX 0x0",
+        "sinit: no launch control policy in TPM NV",
+        f"sinit: MLE measured, SinitMleData written (0x16c bytes); entering the MLE at {entry:#x}",
+    ], "\n".join(sinit)
+    assert sinit[0].startswith("sinit: timer: TSC at ")
+    # tboot's own verdicts on the launch (txt_post_launch, the heap's SinitMleData)
+    assert lines.index("executing GETSEC[SENTER]...") < lines.index("SINIT ACM successfully returned...")
+    assert "measured launch succeeded" in lines
+    assert "TXT.ERRORCODE: 0x0" in lines
+    assert launch.linux_ran()
+    # Linux's tboot driver found the shared page tboot handed it: tboot is active
+    assert "tboot: found shared page at phys addr" in launch.serial
+    # Debian's txt-stat in the guest, through the chipset's registers and the heap
+    stat = launch.values("txt-stat")
+    assert launch.guest.get("txt-stat-rc") == "0", "\n".join(stat)
+    assert "\t TXT measured launch: TRUE" in stat, "\n".join(stat)
+    assert "\t secrets flag set: TRUE" in stat, "\n".join(stat)
+
+
+def guest_pcrs(run):
+    return {(p, bank): run.guest.get(f"pcr-{bank}-{p}") for p in (17, 18)
+            for bank in ("sha1", "sha256")}
+
+
+def test_pcrs_17_18_equal_vtboot_pcr_prediction(launch):
+    kernel_str, initrd_str, *_ = vtb.module_strings(
+        "--txt", launch.loader, "--kernel", vtb.debian_generic_kernel(), "--cmdline",
+        launch.cmdline)
+    p = subprocess.run([need(PCR_TOOL, "make out/bin/vtboot-pcr"), "predict", "--sinit", SINIT,
+                        "--vtboot", "/boot/tboot.gz", "--vtboot-cmdline", TBOOT_CMDLINE,
+                        "--kernel", vtb.debian_generic_kernel(), "--cmdline", kernel_str,
+                        "--initrd", os.path.join(vtb.OUT, "initrd.img"),
+                        "--initrd-cmdline", initrd_str], check=True, capture_output=True,
+                       text=True)
+    want = {}
+    for line in p.stdout.splitlines():
+        pcr, rest = line.split(":")
+        bank, value = rest.split("=")
+        want[(int(pcr), bank)] = value
+    got = guest_pcrs(launch)
+    assert got == {k: want[k] for k in got}, (got, p.stdout)
+
+
+def test_the_heaps_event_log_replays_to_the_pcrs(launch):
+    log = bytes.fromhex("".join(launch.values("txt-evlog")))
+    assert launch.guest.get("action-txt-evlog-rc") == "0", launch.values("txt-evlog")
+    with tempfile.NamedTemporaryFile(suffix=".bin") as f:
+        f.write(log)
+        f.flush()
+        replay = vtb.eventlog_pcrs(f.name)
+        events = vtb.eventlog_events(f.name)
+    assert {(p, bank): replay[bank][p] for p in (17, 18) for bank in ("sha1", "sha256")} == \
+        guest_pcrs(launch)
+    # the SINIT's records first (src/txt/drtm.c's order), in both banks; then tboot's, SHA-256
+    # only (its extend policy with our ACM: one algorithm)
+    kinds = [(e["PCRIndex"], e["EventType"] if isinstance(e["EventType"], int) else None,
+              len(e["Digests"])) for e in events[1:]]
+    assert [(p, n) for p, _, n in kinds[:7]] == [(17, 2)] * 5 + [(18, 2)] * 2, kinds
+    assert kinds[7:] and all(n == 1 for _, _, n in kinds[7:]), kinds
+
+
 def test_tboot_refuses_an_acm_for_another_chipset():
     with tempfile.TemporaryDirectory() as tmp:
         other = os.path.join(tmp, "sinit-b00e.bin")
         subprocess.run([need(ACM_TOOL, "make out/bin/vtboot-acm"), "break",
-                        need(ECHO, "make out/test/echo.bin"), "--chipset", "8086:b00e", "--key",
+                        need(SINIT, "make out/sinit.bin"), "--chipset", "8086:b00e", "--key",
                         PROJECT_KEY, "-o", other], check=True, capture_output=True)
         run = boot_with(other, "--grub")
     lines = tboot_lines(run)

@@ -12,7 +12,6 @@
 #include "abi/tcg_eventlog.h"
 #include "txt/drtm.h"
 
-static const uint8_t modulus[4] = { 1, 2, 3, 4 };
 static const uint8_t policy[3] = { 'p', 'o', 'l' };
 
 static void input(struct txt_drtm_in *in, bool with_policy)
@@ -24,8 +23,8 @@ static void input(struct txt_drtm_in *in, bool with_policy)
     in->proc_scrtm_status = 0;
     in->os_sinit_caps = 0x601;
     in->lcp_policy_control = 0x2;
-    in->pubkey_modulus = modulus;
-    in->modulus_len = sizeof(modulus);
+    for (unsigned i = 0; i < TXT_DRTM_ACM_DIGEST_SIZE; i++)
+        in->pubkey_hash[i] = (uint8_t)(0xa0 + i);
     if (with_policy) {
         in->po_policy = policy;
         in->po_policy_len = sizeof(policy);
@@ -59,8 +58,8 @@ static void order_and_bytes(void **state)
     assert_memory_equal(l.ev[2].data, "\x01\x06\0\0", 4);
     assert_memory_equal(l.ev[3].data, "\x02\0\0\0", 4);
     assert_ptr_equal(l.ev[4].data, NULL);
-    assert_ptr_equal(l.ev[5].data, modulus);
-    assert_int_equal(l.ev[5].len, 4);
+    assert_ptr_equal(l.ev[5].data, in.pubkey_hash);
+    assert_int_equal(l.ev[5].len, 32);
     /* no policy: 32 zero bytes */
     assert_int_equal(l.ev[6].len, 32);
     for (unsigned i = 0; i < 32; i++)
@@ -106,7 +105,7 @@ static void pcrs_replayed(void **state)
     /* mle = bytes(range(32, 64)); e(p, b) = sha256(p + sha256(b)); z = bytes(32)
      * p17 = e(e(e(e(z, bytes(range(32)) + (0x11223344).to_bytes(4, "little")), bytes(4)),
      *           (0x601).to_bytes(4, "little")), (2).to_bytes(4, "little"))
-     * p17 = sha256(p17 + mle); p18 = e(e(z, bytes([1, 2, 3, 4])), b"pol") */
+     * p17 = sha256(p17 + mle); p18 = e(e(z, bytes(range(0xa0, 0xc0))), b"pol") */
     for (unsigned i = 0; i < 32; i++)
         mle[i] = (uint8_t)(32 + i);
     input(&in, true);
@@ -114,7 +113,7 @@ static void pcrs_replayed(void **state)
     replay(&l, mle, p17, p18);
     unhex("90b0a88d84c90be252a13dcee0850c9d55191cf5e2347268d09a9abb4a0250d6", want);
     assert_memory_equal(p17, want, 32);
-    unhex("894b87e5a148b454ee9c64ee6bf1ff4b05d4d206656353666cf23ca928481e0f", want);
+    unhex("4f9c5097fd36ffc2c44797df133d00952d5ec619e08ff352baa3e66214634f22", want);
     assert_memory_equal(p18, want, 32);
 }
 
