@@ -43,10 +43,10 @@ def need(path, how):
     return path
 
 
-def boot_with(acm, loader, cmdline=CMDLINE):
+def boot_with(acm, loader, cmdline=CMDLINE, *more):
     return boot_txt("--txt", loader, "--kernel", vtb.debian_generic_kernel(), "--memory",
                     str(MEMORY_MB), "--cmdline", cmdline, "--sinit", acm,
-                    "--sinit-key", need(PROJECT_KEY, "`make` makes it"))
+                    "--sinit-key", need(PROJECT_KEY, "`make` makes it"), *more)
 
 
 LOADERS = ["--grub", "--grub-mb1"]

@@ -1,0 +1,110 @@
+"""Launch control policy on the emulated TXT platform (issue 20): a policy made with Debian's
+lcp2_crtpol and written with tpm2-tools to the TPM's PO index (0x01C10106) is what our SINIT
+reads at locality 3 (docs/txt-platform.md 3.4 step 6) before it lets tboot run.
+
+- A policy of type ANY allows the launch; the SINIT measures its control into PCR 17 (event
+  0x40C) and its bytes into PCR 18 (0x411), asserted from the heap's event log against hashes
+  of the file lcp2_crtpol wrote, and the log replays to the PCRs.
+- A policy that asks for a newer SINIT (--minver 9; ours is version 1) fails the launch:
+  ERRORCODE 0xC0050501 (LCP, minor 5), which Debian's txt-parse_err decodes, a TXT reset, and
+  neither tboot nor Linux run after GETSEC[SENTER].
+
+Not yet: LIST policies with MLE elements need tboot to be handed the policy data file as a module
+(vtboot-qemu has no option for it), and tboot's report of the ERRORCODE in the next boot needs
+the launcher to reboot in the same QEMU process (it runs with -no-reboot).
+"""
+import hashlib
+import os
+import struct
+import subprocess
+import tempfile
+import time
+
+import vtb
+from test_txt_launch import tboot_lines
+from test_txt_sinit import boot_with, need, SINIT
+
+PO_INDEX = "0x01C10106"
+
+
+def tpm_state_with_po(tmp, *crtpol_args):
+    """A provisioned TPM state in tmp/st whose PO index holds lcp2_crtpol's policy; its bytes."""
+    state, pol = os.path.join(tmp, "st"), os.path.join(tmp, "pol.pol")
+    subprocess.run([vtb.LAUNCHER, "--tpm-state", state, "--provision-only"], check=True,
+                   capture_output=True)
+    subprocess.run(["lcp2_crtpol", "--create", "--alg", "sha256", "--sign", "rsa-2048-sha256",
+                    "--pol", pol, *crtpol_args], check=True, capture_output=True)
+    sock = os.path.join(tmp, "tpm.sock")
+    sw = subprocess.Popen(["swtpm", "socket", "--tpm2", "--tpmstate", f"dir={state}",
+                           "--server", f"type=unixio,path={sock}",
+                           "--ctrl", f"type=unixio,path={sock}.ctrl",
+                           "--flags", "startup-clear,not-need-init"],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(200):
+            if os.path.exists(sock) and os.path.exists(sock + ".ctrl"):
+                break
+            time.sleep(0.05)
+        env = dict(os.environ, TPM2TOOLS_TCTI=f"swtpm:path={sock}")
+        owner = "file:" + os.path.join(state, "vtboot-owner.auth")
+        tpm2 = lambda *a: subprocess.run(list(a), check=True, capture_output=True, env=env)
+        tpm2("tpm2_nvdefine", PO_INDEX, "-C", "o", "-P", owner, "-s", str(os.path.getsize(pol)),
+             "-a", "ownerwrite|ownerread|authread")
+        tpm2("tpm2_nvwrite", PO_INDEX, "-C", "o", "-P", owner, "-i", pol)
+        tpm2("tpm2_shutdown")
+    finally:
+        sw.terminate()
+        sw.wait(timeout=10)
+    with open(pol, "rb") as f:
+        return state, f.read()
+
+
+def sinit_lines(run):
+    return [l for l in run.serial.splitlines() if l.startswith("sinit: ")]
+
+
+def test_an_any_policy_allows_the_launch_and_is_measured():
+    with tempfile.TemporaryDirectory() as tmp:
+        state, pol = tpm_state_with_po(tmp, "--type", "any", "--ctrl", "0x2")
+        run = boot_with(need(SINIT, "make out/sinit.bin"), "--grub",
+                        "console=ttyS0 panic=-1 vtboot.guest=txt-evlog", "--tpm-state", state)
+        log = os.path.join(tmp, "evlog.bin")
+        with open(log, "wb") as f:
+            f.write(bytes.fromhex("".join(run.values("txt-evlog"))))
+        events = vtb.eventlog_events(log)
+        replay = vtb.eventlog_pcrs(log)
+    assert run.rc == vtb.POWERED_OFF, run.stderr[-2000:] + "\n" + run.serial[-1500:]
+    assert "sinit: launch control policy 0x01c10106 allows the MLE" in sinit_lines(run)
+    assert "measured launch succeeded" in tboot_lines(run)
+    # lcp_policy_t2 (include/abi/lcp.h): version 0x0300, hash_alg, policy_type ANY (1) at 4,
+    # policy_control at 14
+    assert struct.unpack_from("<HHB", pol, 0) == (0x300, 0xb, 1), pol.hex()
+    control = struct.unpack_from("<I", pol, 22)[0]
+    assert control == 2
+    sha256 = lambda e: next(d["Digest"] for d in e["Digests"] if d["AlgorithmId"] == "sha256")
+    # the SINIT's records (src/txt/drtm.c): 0x40C LCP_CONTROL_HASH fourth, 0x411 LCP_HASH last
+    assert sha256(events[4]) == hashlib.sha256(struct.pack("<I", control)).hexdigest()
+    assert sha256(events[7]) == hashlib.sha256(pol).hexdigest()
+    assert {(p, b): replay[b][p] for p in (17, 18) for b in ("sha1", "sha256")} == \
+        {(p, b): run.guest.get(f"pcr-{b}-{p}") for p in (17, 18) for b in ("sha1", "sha256")}
+
+
+def test_a_policy_asking_for_a_newer_sinit_fails_the_launch():
+    with tempfile.TemporaryDirectory() as tmp:
+        state, _ = tpm_state_with_po(tmp, "--type", "any", "--minver", "9")
+        run = boot_with(need(SINIT, "make out/sinit.bin"), "--grub", "console=ttyS0 panic=-1",
+                        "--tpm-state", state)
+    lines = sinit_lines(run)
+    assert run.rc == vtb.RESET, run.stderr[-2000:] + "\n" + run.serial[-1500:]
+    assert lines[-1] == ("sinit: ERROR: LCP index 0x01c10106: the policy asks for SINIT version "
+                         "9, ours is 1; ERRORCODE 0xc0050501, TXT reset"), "\n".join(lines)
+    tb = tboot_lines(run)
+    assert "executing GETSEC[SENTER]..." in tb
+    assert tb[-1] == "executing GETSEC[SENTER]...", tb[-5:]     # tboot never ran again
+    assert not run.linux_ran()
+    p = subprocess.run(["txt-parse_err", "0xc0050501"], check=True, capture_output=True,
+                       text=True)
+    assert [l.strip() for l in p.stdout.splitlines() if l.strip()] == [
+        "ERRORCODE: 0xc0050501",
+        "AC module error : acm_type=0x1, progress=0x10, error=0x1",
+        "LCP2 error:  minor error = 0x5, index = 0"], p.stdout
