@@ -147,6 +147,28 @@ def test_senter_with_a_broken_acm_is_a_txt_reset(tmp_path):
         "done"]
 
 
+def test_our_sinit_refuses_a_heap_with_a_wrong_size_field():
+    """Our SINIT (out/sinit.bin) launched with OsMleData's size field 4 GiB: its heap check
+    fails the launch with ERRORCODE progress 0x03 (heap) error 1, which Debian's txt-parse_err
+    decodes as an AC module error, and a TXT reset; the next boot finds PCR 17 at its reset
+    value (nothing was launched: the SINIT capped nothing it had not extended)."""
+    sinit = os.path.join(OUT, "sinit.bin")
+    assert os.path.exists(sinit), "make out/sinit.bin"
+    code = 0xC0000431
+    assert run_senter("senter-bad-heap", module=sinit, reboot=True) == [
+        "start", "boot 1",
+        "start", "boot 2",
+        f"ERRORCODE = {code:#x}",
+        f"ESTS = {ESTS_TXT_RESET:#x}",
+        f"PCR 17 = {PCR17_RESET}",
+        "done"]
+    p = subprocess.run(["txt-parse_err", f"{code:#x}"], check=True, capture_output=True,
+                       text=True)
+    assert [l.strip() for l in p.stdout.splitlines() if l.strip()] == [
+        f"ERRORCODE: {code:#x}", "AC module error : acm_type=0x1, progress=0x03, error=0x1"], \
+        p.stdout
+
+
 def test_senter_leaves_nmi_blocked_until_the_first_iret():
     """After SENTER and EXITAC an NMI sent to the launching CPU is held until the MLE's first
     IRET (tboot lifts the block with an IRET to itself once its IDT is in place); the control:

@@ -119,6 +119,20 @@ def test_our_sinit_launches_tboot_into_linux(launch):
     assert "\t secrets flag set: TRUE" in stat, "\n".join(stat)
 
 
+def test_poweroff_goes_through_tboots_sexit(launch):
+    # Linux's power off calls tboot's shutdown entry: PCRs capped, SECRETS cleared, the private
+    # space closed, GETSEC[SEXIT] (patch 0007), then S5 through the PM1 registers
+    lines = tboot_lines(launch)
+    assert launch.rc == vtb.POWERED_OFF, launch.stderr[-2000:]
+    i = lines.index("wait until all APs ready for txt shutdown")
+    assert [l for l in lines[i:] if not l.startswith(("IA32_FEATURE", "CPU is", "SMX is",
+                                                        "TXT chipset", "\t"))][:8] == [
+        "wait until all APs ready for txt shutdown", "cap'ed dynamic PCRs",
+        "secrets flag cleared", "memory configuration unlocked", "private config space closed",
+        "executing GETSEC[SEXIT]...", "measured environment torn down",
+        "shutdown_system() called for shutdown_type: TB_SHUTDOWN_S5"], "\n".join(lines[i:])
+
+
 def guest_pcrs(run):
     return {(p, bank): run.guest.get(f"pcr-{bank}-{p}") for p in (17, 18)
             for bank in ("sha1", "sha256")}

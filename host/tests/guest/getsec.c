@@ -374,6 +374,7 @@ static const struct {
     { "senter-unlocked", acmode_case_senter_unlocked },
     { "senter-ap-running", acmode_case_senter_ap_running },
     { "senter-bad-acm", acmode_case_senter_bad_acm },
+    { "senter-bad-heap", acmode_case_senter_bad_heap },
     { "wakeup", acmode_case_wakeup },
     { "wakeup-before-senter", acmode_case_wakeup_before_senter },
     { "wakeup-after-init-sipi", acmode_case_wakeup_after_init_sipi },

@@ -652,6 +652,22 @@ void acmode_case_senter_bad_acm(void)
     bad_acm(GETSEC_SENTER);
 }
 
+/* our SINIT (out/sinit.bin as the module) with OsMleData's size field 4 GiB, beyond the heap:
+ * the SINIT's heap check (src/txt/heap.c) fails the launch, ERRORCODE progress 0x03, TXT reset */
+void acmode_case_senter_bad_heap(void)
+{
+    if (after_txt_reset(1))
+        return;
+    uint32_t size = acm_setup(0);
+    if (!size)
+        return;
+    uint32_t heap = rd32(TXT_PUB_CONFIG_REGS_BASE + TXTCR_HEAP_BASE);
+    volatile uint32_t *os_mle = (volatile uint32_t *)(heap + rd32(heap));  /* after BiosData */
+    os_mle[0] = 0;
+    os_mle[1] = 1;
+    report("SENTER", senter(size, 0));
+}
+
 /* the AP counting (ap_start_counting), then SENTER: 1 once the AP counted, SENTER came back
  * and the AP stopped, each printed; 0 after a line saying otherwise */
 static int ap_counting_then_senter(void)
