@@ -63,6 +63,7 @@ static void usage(FILE *f)
 "                      a platform without TXT\n"
 "  --txt               the emulated Intel TXT platform instead of stock QEMU and the virtual\n"
 "                      SENTER: QEMU from --qemu with -machine q35,txt=on (the TXT chipset),\n"
+"                      intel-iommu (the DMAR tboot needs, the PMRs the SINIT sets),\n"
 "                      the TPM on swtpm without the control-channel proxy and no VSENTER\n"
 "                      UART (as --no-drtm), booting Debian's unmodified tboot (--tboot) with\n"
 "                      the kernel and initrd as modules, in the layout of Debian's\n"
