@@ -1,5 +1,6 @@
 #!/bin/sh
-# Usage: check-image-dead-code.sh IMAGE OBJECT...
+# Usage: [LD_SCRIPT=F] check-image-dead-code.sh IMAGE OBJECT...  (F: the image's linker script,
+# default vtboot's)
 #
 # The measured image holds only code it runs: fails if IMAGE (linked with --gc-sections from
 # OBJECTs compiled with -ffunction-sections -fdata-sections) contains a global function or
@@ -9,7 +10,7 @@
 set -eu
 image=$1
 shift
-ld_script=src/arch/x86/vtboot.ld
+ld_script=${LD_SCRIPT:-src/arch/x86/vtboot.ld}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 

@@ -45,12 +45,15 @@ $(SINIT_OBJDIR)/sinit/entry.o: sinit/entry.S sinit/sinit.mk
 	@echo "  AS      $< (sinit)"
 	@$(CC) $(SINIT_CFLAGS) -D__ASSEMBLY__ -MMD -MP -c $< -o $@
 
-# -z text: no relocation in code; only R_386_RELATIVE ones, which entry.S applies
-$(SINIT_OBJDIR)/sinit.elf: $(SINIT_OBJS) sinit/sinit.ld
+# -z text: no relocation in code; only R_386_RELATIVE ones, which entry.S applies. The image
+# holds only code the SINIT runs (--gc-sections, then the check vtboot's image passes too).
+$(SINIT_OBJDIR)/sinit.elf: $(SINIT_OBJS) sinit/sinit.ld scripts/check-image-dead-code.sh
 	@echo "  LD      $@"
 	@ld -m elf_i386 -pie --no-dynamic-linker -z text -z norelro -z noexecstack \
-	   --no-warn-rwx-segments --gc-sections --build-id=none -T sinit/sinit.ld -o $@ \
+	   --no-warn-rwx-segments --gc-sections --build-id=none -T sinit/sinit.ld -o $@.tmp \
 	   $(SINIT_OBJS)
+	@LD_SCRIPT=sinit/sinit.ld scripts/check-image-dead-code.sh $@.tmp $(SINIT_OBJS)
+	@mv -f $@.tmp $@
 
 $(OUT)/sinit.bin: $(SINIT_OBJDIR)/sinit.elf $(BIN)/vtboot-acm $(SINIT_KEY)
 	$(BIN)/vtboot-acm make $< --key $(SINIT_KEY) -o $@
