@@ -8,7 +8,7 @@ BUILD += $(OUT)/initrd.img
 # through the kernel's /dev/tpm0) or on their own (vtboot-drain).
 GUEST_TOOL_OBJDIR := $(OUT)/guest
 GUEST_TOOLS := $(GUEST_TOOL_OBJDIR)/vtboot-seal $(GUEST_TOOL_OBJDIR)/vtboot-drain \
-	$(GUEST_TOOL_OBJDIR)/vtboot-keyscan $(GUEST_TOOL_OBJDIR)/vtboot-txt-evlog
+	$(GUEST_TOOL_OBJDIR)/vtboot-keyscan
 GUEST_SRCS.vtboot-seal := guest/tools/vtboot-seal.c guest/tools/tpmdev.c src/tpm/tpm2.c src/tpm/tpm2_seal.c \
 	src/tpm/marshal.c src/crypto/hash.c src/crypto/sha1.c src/crypto/sha256.c \
 	src/crypto/sha512.c src/crypto/sha2_k.c src/lib/format.c src/lib/string.c
@@ -21,7 +21,7 @@ $(GUEST_TOOL_OBJDIR)/vtboot-seal: $(GUEST_SRCS.vtboot-seal) $(wildcard src/tpm/*
 # vtboot-tpm-attack: root's attempts on the host's TPM hierarchies (vtboot's TPM code over
 # /dev/tpm0). Linked against the image's glibc (txt-stat's): 20 KB, not a static 900 KB that
 # every boot would measure.
-GUEST_TPM_DYN_TOOLS := $(GUEST_TOOL_OBJDIR)/vtboot-tpm-attack
+GUEST_LIBC_TOOLS := $(GUEST_TOOL_OBJDIR)/vtboot-tpm-attack $(GUEST_TOOL_OBJDIR)/vtboot-txt-evlog
 GUEST_SRCS.vtboot-tpm-attack := guest/tools/vtboot-tpm-attack.c guest/tools/tpmdev.c src/tpm/tpm2.c \
 	src/tpm/marshal.c src/lib/format.c src/lib/string.c
 
@@ -33,11 +33,12 @@ $(GUEST_TOOL_OBJDIR)/vtboot-drain: guest/tools/vtboot-drain.c
 	@mkdir -p $(@D)
 	$(CC) -std=gnu11 -O2 -static -Wall -Wextra -Werror -o $@ $<
 
-# vtboot-txt-evlog: the TXT launch's event log from the heap, parsed by src/txt/heap.c
+# vtboot-txt-evlog: the TXT launch's event log from the heap, parsed by src/txt/heap.c;
+# dynamic, as vtboot-tpm-attack
 $(GUEST_TOOL_OBJDIR)/vtboot-txt-evlog: guest/tools/vtboot-txt-evlog.c src/txt/heap.c \
                                        src/txt/heap.h src/lib/format.c src/lib/string.c
 	@mkdir -p $(@D)
-	$(CC) -std=gnu11 -O2 -static -Wall -Wextra -Werror -Iinclude -Isrc -o $@ \
+	$(CC) -std=gnu11 -O2 -Wall -Wextra -Werror -Iinclude -Isrc -o $@ \
 	    guest/tools/vtboot-txt-evlog.c src/txt/heap.c src/lib/format.c src/lib/string.c
 
 $(GUEST_TOOL_OBJDIR)/vtboot-keyscan: guest/tools/vtboot-keyscan.c
@@ -56,8 +57,8 @@ $(GUEST_TOOL_OBJDIR)/vtboot-hostpage: guest/tools/vtboot-hostpage.c host/lib/hos
 GUEST_INPUTS := guest/mkinitrd.sh guest/init guest/guest.mk $(GUEST_TOOLS) \
 	$(wildcard /bin/busybox /usr/sbin/txt-stat /lib/x86_64-linux-gnu/libc.so.6 /lib64/ld-linux-x86-64.so.2)
 
-$(OUT)/initrd.img: $(GUEST_INPUTS) $(GUEST_TPM_DYN_TOOLS)
-	@GUEST_TOOLS="$(GUEST_TOOLS)" GUEST_DYN_TOOLS="$(GUEST_TPM_DYN_TOOLS)" guest/mkinitrd.sh $@
+$(OUT)/initrd.img: $(GUEST_INPUTS) $(GUEST_LIBC_TOOLS)
+	@GUEST_TOOLS="$(GUEST_TOOLS)" GUEST_DYN_TOOLS="$(GUEST_LIBC_TOOLS)" guest/mkinitrd.sh $@
 
 # The same initramfs plus dynamically linked tools, copied with the libraries ldd names (as
 # txt-stat): vtboot-attest (tpm2-tss and OpenSSL; /init's attest action runs its quote).
@@ -67,6 +68,6 @@ GUEST_DYN_TOOLS := $(BIN)/vtboot-attest
 BUILD += $(OUT)/initrd-attest.img
 
 $(OUT)/initrd-attest.img: $(GUEST_INPUTS) $(GUEST_ATTEST_TOOLS) $(GUEST_DYN_TOOLS) \
-	$(GUEST_TPM_DYN_TOOLS) $(wildcard /lib/x86_64-linux-gnu/libtss2-*.so.? /lib/x86_64-linux-gnu/libcrypto.so.3)
+	$(GUEST_LIBC_TOOLS) $(wildcard /lib/x86_64-linux-gnu/libtss2-*.so.? /lib/x86_64-linux-gnu/libcrypto.so.3)
 	@GUEST_TOOLS="$(GUEST_TOOLS) $(GUEST_ATTEST_TOOLS)" \
-		GUEST_DYN_TOOLS="$(GUEST_TPM_DYN_TOOLS) $(GUEST_DYN_TOOLS)" guest/mkinitrd.sh $@
+		GUEST_DYN_TOOLS="$(GUEST_LIBC_TOOLS) $(GUEST_DYN_TOOLS)" guest/mkinitrd.sh $@
