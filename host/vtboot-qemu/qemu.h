@@ -14,6 +14,7 @@ struct qemu_cfg {
     const char *sinit_key_hash; /* its PUBLIC.KEY, 64 hex digits (NULL: the device's default) */
     const char *cpu;            /* -cpu */
     int smp, memory_mb;
+    bool reboot;                /* guest resets reset the machine (else they end QEMU) */
     const char *com1_pipe, *qmp_sock;
     const char *tpm_sock;       /* NULL: no TPM */
     const char *vsenter_sock;   /* NULL: no VSENTER UART */

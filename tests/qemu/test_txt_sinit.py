@@ -193,7 +193,7 @@ def test_tboot_refuses_an_acm_for_another_chipset():
 
 
 @pytest.mark.parametrize("args,err", [
-    (["--sinit", ECHO], "--tboot, --tboot-cmdline, --sinit, --sinit-key and --qemu go with --txt "
+    (["--sinit", ECHO], "--tboot, --tboot-cmdline, --sinit, --sinit-key, --reboots and --qemu go with --txt "
                         "(the TXT platform)"),
     (["--txt", "--sinit", ECHO], "--sinit needs --sinit-key K: the key whose hash the chipset "
                                  "holds as PUBLIC.KEY (vtboot-acm key-hash K)"),
