@@ -9,6 +9,7 @@
 
 #include "expect.h"
 #include "txt/acm.h"
+#include "txt/lcp.h"
 
 static int acm_digest(const uint8_t *acm, uint32_t size, uint8_t out[TXT_DRTM_ACM_DIGEST_SIZE])
 {
@@ -58,8 +59,31 @@ int txt_expect_load(const char *sinit, uint32_t os_sinit_caps, struct txt_expect
     return 0;
 }
 
+int txt_expect_set_policy(struct txt_expect *t, const char *path, char *err, size_t errsz)
+{
+    struct lcp_policy p;
+    char why[200];
+
+    free(t->policy);
+    t->policy = expect_slurp(path, &t->policy_size);
+    if (!t->policy) {
+        snprintf(err, errsz, "cannot read %s: %s", path, strerror(errno));
+        return -1;
+    }
+    if (lcp_policy_parse(t->policy, t->policy_size, &p, why, sizeof(why)) != LCP_OK) {
+        snprintf(err, errsz, "%s: not a launch control policy the SINIT takes: %s", path, why);
+        return -1;
+    }
+    t->in.lcp_policy_control = p.policy_control;
+    t->in.po_policy = t->policy;
+    t->in.po_policy_len = (uint32_t)t->policy_size;
+    txt_drtm_events(&t->in, &t->events);
+    return 0;
+}
+
 void txt_expect_free(struct txt_expect *t)
 {
     free(t->acm);
+    free(t->policy);
     memset(t, 0, sizeof(*t));
 }

@@ -24,8 +24,10 @@
 #define TXT_EXPECT_TBOOT_BANK "sha256"
 
 struct txt_expect {
-    uint8_t *acm;                        /* the file's bytes (the modulus points into them) */
+    uint8_t *acm;                        /* the file's bytes */
     size_t acm_size;
+    uint8_t *policy;                     /* the PO index's bytes (txt_expect_set_policy) */
+    size_t policy_size;
     struct txt_drtm_in in;
     struct txt_drtm_events events;
 };
@@ -34,6 +36,10 @@ struct txt_expect {
  * 0 as tboot passes it. 0, or -1 with the reason in err. */
 int txt_expect_load(const char *sinit, uint32_t os_sinit_caps, struct txt_expect *t, char *err,
                     size_t errsz);
+/* The launch control policy the SINIT finds in the TPM's PO index: the file lcp2_crtpol wrote
+ * (--pol), as written to NV. Its control goes into PCR 17 and its bytes into PCR 18 (docs 3.4
+ * step 7). A policy the SINIT would refuse to parse is refused here. 0, or -1 with the reason. */
+int txt_expect_set_policy(struct txt_expect *t, const char *path, char *err, size_t errsz);
 void txt_expect_free(struct txt_expect *t);
 
 #endif

@@ -245,6 +245,9 @@ same "without --sinit: vtboot's one MLE extend, no SINIT events" \
 refuse "--sinit with a file that is no ACM" "$PCR" predict --sinit code.bin --vtboot /boot/tboot.gz \
        --kernel code.bin
 refuse "--os-sinit-caps without --sinit" "$PCR" predict --os-sinit-caps 1 --kernel code.bin
+refuse "--lcp-policy without --sinit" "$PCR" predict --lcp-policy code.bin --kernel code.bin
+refuse "--lcp-policy not a policy" "$PCR" predict --sinit a.bin --lcp-policy code.bin \
+       --kernel code.bin
 refuse "--os-sinit-caps not a number" "$PCR" predict --sinit a.bin --os-sinit-caps 0x1g \
        --kernel code.bin
 

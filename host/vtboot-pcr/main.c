@@ -5,7 +5,7 @@
  *   vtboot-pcr predict [--xen F [--xen-cmdline S]] --kernel F [--cmdline S] [--initrd F]
  *                      [--initrd-cmdline S] [--module F[=S]]... [--policy F] [--bank ALG]... [--pcr-map da|legacy]
  *                      [--vtboot F] [--vtboot-cmdline S] [--format text|json|keylime] [-v]
- *                      [--sinit F [--os-sinit-caps X]]
+ *                      [--sinit F [--os-sinit-caps X] [--lcp-policy F]]
  *   vtboot-pcr check-mle F
  *
  * Strings are the exact ones vtboot receives from its loader: vtboot-qemu --print-cmdline and
@@ -39,7 +39,8 @@ static void usage(FILE *f)
 "                          [--initrd-cmdline S]\n"
 "                          [--module F[=S]]... [--policy F] [--bank sha1|sha256|sha384|sha512]...\n"
 "                          [--pcr-map da|legacy] [--vtboot F] [--vtboot-cmdline S]\n"
-"                          [--format text|json|keylime] [-v] [--sinit F [--os-sinit-caps X]]\n"
+"                          [--format text|json|keylime] [-v]\n"
+"                          [--sinit F [--os-sinit-caps X] [--lcp-policy F]]\n"
 "Prints the PCR 17, 18 and 19 values of a launched vtboot (default banks sha1 and sha256),\n"
 "computed with OpenSSL from the files: the MLE (vtboot's ELF with its command line), the\n"
 "policy (a tb_polgen file; default: tboot's default policy), and each module as\n"
@@ -63,6 +64,8 @@ static void usage(FILE *f)
 "               extends its one current algorithm when the ACM names embedded algorithms\n"
 "  --os-sinit-caps X  OsSinitData.capabilities (default 0x601, what Debian's tboot 1.10.5\n"
 "               sends with our SINIT)\n"
+"  --lcp-policy F  the launch control policy in the TPM's PO index (lcp2_crtpol's --pol\n"
+"               file): its control and bytes in place of \"no policy\"\n"
 "  -v           show every extend on stderr\n"
 "usage: vtboot-pcr check-mle F\n"
 "Checks vtboot's ELF F (or a gzip of it): a valid MLE header, every byte the file loads inside\n"
@@ -126,13 +129,14 @@ static const char *default_vtboot(void)
 
 int main(int argc, char **argv)
 {
-    enum { O_BANK = 256, O_FORMAT, O_SINIT, O_OS_SINIT_CAPS, O_EXPECT };
+    enum { O_BANK = 256, O_FORMAT, O_SINIT, O_OS_SINIT_CAPS, O_LCP_POLICY, O_EXPECT };
     static const struct option longopts[] = {
         EXPECT_LONGOPTS(O_EXPECT),
         EXPECT_LONGOPTS_XEN(O_EXPECT),
         { "bank", required_argument, 0, O_BANK },
         { "format", required_argument, 0, O_FORMAT },
         { "sinit", required_argument, 0, O_SINIT },
+        { "lcp-policy", required_argument, 0, O_LCP_POLICY },
         { "os-sinit-caps", required_argument, 0, O_OS_SINIT_CAPS },
         { "verbose", no_argument, 0, 'v' },
         { "help", no_argument, 0, 'h' },
@@ -144,7 +148,7 @@ int main(int argc, char **argv)
     static struct expect exp;
     static struct expect_opts eo;
     static struct txt_expect txt;
-    const char *sinit = NULL;
+    const char *sinit = NULL, *lcp_policy = NULL;
     uint32_t os_sinit_caps = TXT_EXPECT_TBOOT_OS_SINIT_CAPS;
     bool caps_given = false;
     char *end;
@@ -183,6 +187,7 @@ int main(int argc, char **argv)
             format = optarg;
             break;
         case O_SINIT: sinit = optarg; break;
+        case O_LCP_POLICY: lcp_policy = optarg; break;
         case O_OS_SINIT_CAPS: {
             errno = 0;
             unsigned long v = strtoul(optarg, &end, 0);
@@ -204,8 +209,9 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    if (caps_given && !sinit) {
-        fprintf(stderr, "vtboot-pcr: --os-sinit-caps needs --sinit\n");
+    if ((caps_given || lcp_policy) && !sinit) {
+        fprintf(stderr, "vtboot-pcr: --%s needs --sinit\n",
+                caps_given ? "os-sinit-caps" : "lcp-policy");
         return 2;
     }
     if (!nbanks) {
@@ -222,7 +228,8 @@ int main(int argc, char **argv)
     }
     expect_opts_free(&eo);
     if (sinit) {
-        if (txt_expect_load(sinit, os_sinit_caps, &txt, err, sizeof(err))) {
+        if (txt_expect_load(sinit, os_sinit_caps, &txt, err, sizeof(err)) ||
+            (lcp_policy && txt_expect_set_policy(&txt, lcp_policy, err, sizeof(err)))) {
             fprintf(stderr, "vtboot-pcr: %s\n", err);
             return 1;
         }

@@ -22,7 +22,7 @@ import time
 
 import vtb
 from test_txt_launch import tboot_lines
-from test_txt_sinit import boot_with, need, SINIT
+from test_txt_sinit import boot_with, need, prediction, SINIT
 
 PO_INDEX = "0x01C10106"
 
@@ -59,6 +59,11 @@ def tpm_state_with_po(tmp, *crtpol_args):
         return state, f.read()
 
 
+def predicted(run, pol_path):
+    run.loader = "--grub"
+    return prediction(run, "--lcp-policy", pol_path)
+
+
 def sinit_lines(run):
     return [l for l in run.serial.splitlines() if l.startswith("sinit: ")]
 
@@ -66,6 +71,7 @@ def sinit_lines(run):
 def test_an_any_policy_allows_the_launch_and_is_measured():
     with tempfile.TemporaryDirectory() as tmp:
         state, pol = tpm_state_with_po(tmp, "--type", "any", "--ctrl", "0x2")
+        pol_path = os.path.join(tmp, "pol.pol")
         run = boot_with(need(SINIT, "make out/sinit.bin"), "--grub",
                         "console=ttyS0 panic=-1 vtboot.guest=txt-evlog", "--tpm-state", state)
         log = os.path.join(tmp, "evlog.bin")
@@ -73,6 +79,8 @@ def test_an_any_policy_allows_the_launch_and_is_measured():
             f.write(bytes.fromhex("".join(run.values("txt-evlog"))))
         events = vtb.eventlog_events(log)
         replay = vtb.eventlog_pcrs(log)
+        run.cmdline = "console=ttyS0 panic=-1 vtboot.guest=txt-evlog"
+        pred = predicted(run, pol_path)
     assert run.rc == vtb.POWERED_OFF, run.stderr[-2000:] + "\n" + run.serial[-1500:]
     assert "sinit: launch control policy 0x01c10106 allows the MLE" in sinit_lines(run)
     assert "measured launch succeeded" in tboot_lines(run)
@@ -85,8 +93,10 @@ def test_an_any_policy_allows_the_launch_and_is_measured():
     # the SINIT's records (src/txt/drtm.c): 0x40C LCP_CONTROL_HASH fourth, 0x411 LCP_HASH last
     assert sha256(events[4]) == hashlib.sha256(struct.pack("<I", control)).hexdigest()
     assert sha256(events[7]) == hashlib.sha256(pol).hexdigest()
-    assert {(p, b): replay[b][p] for p in (17, 18) for b in ("sha1", "sha256")} == \
-        {(p, b): run.guest.get(f"pcr-{b}-{p}") for p in (17, 18) for b in ("sha1", "sha256")}
+    got = {(p, b): run.guest.get(f"pcr-{b}-{p}") for p in (17, 18) for b in ("sha1", "sha256")}
+    assert {(p, b): replay[b][p] for p in (17, 18) for b in ("sha1", "sha256")} == got
+    # and vtboot-pcr predicts them from the files, the policy among them
+    assert pred == got
 
 
 def test_a_policy_asking_for_a_newer_sinit_fails_the_launch():

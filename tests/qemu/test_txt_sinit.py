@@ -138,23 +138,27 @@ def guest_pcrs(run):
             for bank in ("sha1", "sha256")}
 
 
-def test_pcrs_17_18_equal_vtboot_pcr_prediction(launch):
+def prediction(run, *more):
+    """vtboot-pcr predict --sinit for this run's files and strings: {(pcr, bank): hex}."""
     kernel_str, initrd_str, *_ = vtb.module_strings(
-        "--txt", launch.loader, "--kernel", vtb.debian_generic_kernel(), "--cmdline",
-        launch.cmdline)
+        "--txt", run.loader, "--kernel", vtb.debian_generic_kernel(), "--cmdline", run.cmdline)
     p = subprocess.run([need(PCR_TOOL, "make out/bin/vtboot-pcr"), "predict", "--sinit", SINIT,
                         "--vtboot", "/boot/tboot.gz", "--vtboot-cmdline", TBOOT_CMDLINE,
                         "--kernel", vtb.debian_generic_kernel(), "--cmdline", kernel_str,
                         "--initrd", os.path.join(vtb.OUT, "initrd.img"),
-                        "--initrd-cmdline", initrd_str], check=True, capture_output=True,
+                        "--initrd-cmdline", initrd_str, *more], check=True, capture_output=True,
                        text=True)
     want = {}
     for line in p.stdout.splitlines():
         pcr, rest = line.split(":")
         bank, value = rest.split("=")
-        want[(int(pcr), bank)] = value
-    got = guest_pcrs(launch)
-    assert got == {k: want[k] for k in got}, (got, p.stdout)
+        if int(pcr) in (17, 18):
+            want[(int(pcr), bank)] = value
+    return want
+
+
+def test_pcrs_17_18_equal_vtboot_pcr_prediction(launch):
+    assert guest_pcrs(launch) == prediction(launch)
 
 
 def test_the_heaps_event_log_replays_to_the_pcrs(launch):
