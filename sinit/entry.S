@@ -39,8 +39,7 @@ sinit_entry:
     add %esi, (%esi, %eax)
     add $8, %ecx
     jmp 2b
-3:  push (%ecx)                          /* a relocation this loader does not apply */
-    call sinit_bad_relocation           /* does not return */
+3:  call sinit_bad_relocation           /* a relocation this loader does not apply */
 4:  push %edi
     push %ebp
     call sinit_main                      /* does not return */

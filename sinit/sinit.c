@@ -35,6 +35,9 @@
 #include "txt/sinit_mle.h"
 
 #define COM1 0x3f8
+/* the error field of a failure to find an ACPI table, under each step's progress code (the
+ * other error numbers are listed in docs/txt-platform.md 3.4) */
+#define SINIT_ERR_NO_TABLE 4u
 #define MAX_DRHDS 8u
 #define LCP_NV_MAX 1024u
 #define E820_MAX 4096u
@@ -82,11 +85,10 @@ void sinit_exception(uint32_t vector, uint32_t w1, uint32_t w2)
     fail(SINIT_PROGRESS_ENTRY, 1, vector, "exception %u (0x%x, 0x%x)", vector, w1, w2);
 }
 
-void sinit_bad_relocation(uint32_t r_offset)
+void sinit_bad_relocation(void)
 {
-    /* not yet relocated: no log, only the code */
-    txt_error_reset(TXT_ACM_ERROR(TXT_ACM_ERR_TYPE_SINIT, SINIT_PROGRESS_ENTRY, 2, 0) |
-                    (r_offset & 0));
+    /* not relocated: no log (its tables hold pointers), only the code */
+    txt_error_reset(TXT_ACM_ERROR(TXT_ACM_ERR_TYPE_SINIT, SINIT_PROGRESS_ENTRY, 2, 0));
 }
 
 /* The module's digest as the CPU computed it for SENTER (the signed ranges of the file). Our
@@ -125,7 +127,7 @@ static const uint8_t *table(uint64_t rsdp, const char *sig, uint32_t *len, unsig
     char err[128];
     uint64_t addr;
     if (acpi_find_table(rsdp, sig, &addr, len, err, sizeof(err)))
-        fail(progress, 2, 0, "%s", err);
+        fail(progress, SINIT_ERR_NO_TABLE, 0, "%s", err);
     return phys_map(addr, *len);
 }
 
@@ -337,7 +339,7 @@ void sinit_main(uint32_t acbase, uint32_t senter_edx)
     el->next_record_offset = log.used;
 
     /* 8. SinitMleData after OsSinitData */
-    uint32_t e820_len;
+    uint32_t e820_len = 0;
     if (fwcfg_read_file("etc/e820", e820, sizeof(e820), &e820_len) ||
         txt_ram_from_fw_cfg_e820(e820, e820_len, &smi, err, sizeof(err)))
         fail(SINIT_PROGRESS_SINIT_MLE_DATA, 1, 0, "RAM map: %s",

@@ -19,7 +19,7 @@ extern const char sinit_bss_start[];          /* sinit.ld: the image's zeros sta
 __attribute__((noreturn)) void sinit_exitac(uint32_t target, uint32_t ecx);
 /* called by entry.S: the module's SHA-256 over its signed ranges, before relocation */
 void sinit_acm_digest(uint32_t acbase);
-__attribute__((noreturn)) void sinit_bad_relocation(uint32_t r_offset);
+__attribute__((noreturn)) void sinit_bad_relocation(void);
 __attribute__((noreturn)) void sinit_main(uint32_t acbase, uint32_t senter_edx);
 __attribute__((noreturn)) void sinit_exception(uint32_t vector, uint32_t w1, uint32_t w2);
 
