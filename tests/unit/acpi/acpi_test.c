@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* acpi_find_rsdp / acpi_read_platform / acpi_aml_find_s5 on QEMU-like tables;
- * acpi_waking_vector. */
+/* acpi_find_rsdp / acpi_find_table / acpi_read_platform / acpi_aml_find_s5 on QEMU-like
+ * tables; acpi_waking_vector. */
 #include "test_common.h"
 
 #include "acpi/acpi.h"
@@ -323,6 +323,207 @@ static void missing_dsdt(void **state)
     assert_false(p.s5_known);
 }
 
+/* ---- acpi_find_table ---- */
+
+static uint64_t found_addr;
+static uint32_t found_len;
+
+static int find(uint64_t rsdp, const char *sig)
+{
+    memset(err, 0, sizeof(err));
+    found_addr = 0x5555;
+    found_len = 0x5555;
+    return acpi_find_table(rsdp, sig, &found_addr, &found_len, err, sizeof(err));
+}
+
+static void expect_found(uint64_t rsdp, const char *sig, uint64_t addr, uint32_t len)
+{
+    assert_int_equal(find(rsdp, sig), 0);
+    assert_string_equal(err, "");
+    assert_int_equal(found_addr, addr);
+    assert_int_equal(found_len, len);
+}
+
+static void expect_not_found(uint64_t rsdp, const char *sig, const char *reason)
+{
+    assert_int_equal(find(rsdp, sig), -1);
+    assert_string_equal(err, reason);
+}
+
+/* Tables as QEMU adds them for q35 with intel-iommu: a MADT, an MCFG, a DMAR, each of its
+ * own length, listed by the RSDT after the FACS and the FADT. */
+struct extra_tables {
+    uint64_t apic, mcfg, dmar;
+};
+
+static struct extra_tables put_extra_tables(void)
+{
+    struct extra_tables x;
+    uint8_t madt[8 + 2 * 8] = { 0 };
+    put32(madt, 0, 0xfee00000u);
+    put8(madt, 8, 0);
+    put8(madt, 9, 8);
+    put32(madt, 12, 1);
+    put8(madt, 16, 0);
+    put8(madt, 17, 8);
+    put8(madt, 19, 1);
+    put32(madt, 20, 1);
+    x.apic = acpi_put_table(&tables, "APIC", 3, madt, sizeof(madt));
+    uint8_t mcfg[8 + 16] = { 0 };
+    put64(mcfg, 8, 0xb0000000ull);
+    put8(mcfg, 19, 255);
+    x.mcfg = acpi_put_table(&tables, "MCFG", 1, mcfg, sizeof(mcfg));
+    uint8_t dmar[12 + 16] = { 0 };
+    put8(dmar, 0, 38);
+    put16(dmar, 12, 0);
+    put16(dmar, 14, 16);
+    put64(dmar, 20, 0xfed90000ull);
+    x.dmar = acpi_put_table(&tables, "DMAR", 1, dmar, sizeof(dmar));
+    return x;
+}
+
+static uint64_t put_rsdt(const uint64_t *entries, unsigned n)
+{
+    uint8_t r[64];
+    assert_true(n <= 16);
+    for (unsigned i = 0; i < n; i++)
+        put32(r, 4 * i, (uint32_t)entries[i]);
+    return acpi_put_table(&tables, "RSDT", 1, r, 4 * n);
+}
+
+static uint64_t put_xsdt(const uint64_t *entries, unsigned n)
+{
+    uint8_t x[128];
+    assert_true(n <= 16);
+    for (unsigned i = 0; i < n; i++)
+        put64(x, 8 * i, entries[i]);
+    return acpi_put_table(&tables, "XSDT", 1, x, 8 * n);
+}
+
+static void find_table_rsdt(void **state)
+{
+    (void)state;
+    mem_setup();
+    struct acpi_layout l = acpi_build(&tables, &bios, ACPI_QEMU_Q35);
+    /* QEMU's own RSDT: the FADT, after the FACS (no SDT checksum: skipped) */
+    expect_found(l.rsdp, "FACP", l.fadt, 244);
+    expect_not_found(l.rsdp, "FACS", "ACPI: no valid FACS table");
+    expect_not_found(l.rsdp, "APIC", "ACPI: no valid APIC table");
+    /* the DSDT is the FADT's, not the RSDT's */
+    expect_not_found(l.rsdp, "DSDT", "ACPI: no valid DSDT table");
+
+    struct extra_tables x = put_extra_tables();
+    uint64_t e[] = { l.facs, l.fadt, x.apic, x.mcfg, x.dmar };
+    uint64_t rsdp = acpi_put_rsdp(&bios, 0, (uint32_t)put_rsdt(e, 5), 0);
+    expect_found(rsdp, "FACP", l.fadt, 244);
+    expect_found(rsdp, "APIC", x.apic, 36 + 24);
+    expect_found(rsdp, "MCFG", x.mcfg, 36 + 24);
+    expect_found(rsdp, "DMAR", x.dmar, 36 + 28);
+    expect_not_found(rsdp, "HPET", "ACPI: no valid HPET table");
+    /* only the first 4 characters of the signature count */
+    expect_found(rsdp, "MCFGxyz", x.mcfg, 60);
+    /* the FADT has its own message (acpi_read_platform's) */
+    uint64_t e2[] = { x.apic, x.mcfg };
+    uint64_t rsdp2 = acpi_put_rsdp(&bios, 0, (uint32_t)put_rsdt(e2, 2), 0);
+    expect_not_found(rsdp2, "FACP", "ACPI: no valid FADT");
+    expect_found(rsdp2, "MCFG", x.mcfg, 60);
+    /* an RSDT with no entries */
+    uint64_t rsdp3 = acpi_put_rsdp(&bios, 0, (uint32_t)put_rsdt(NULL, 0), 0);
+    expect_not_found(rsdp3, "APIC", "ACPI: no valid APIC table");
+}
+
+/* A table with a bad checksum, a bad length or the wrong signature is passed over; the
+ * first valid one is the answer. */
+static void find_table_skips_bad(void **state)
+{
+    (void)state;
+    mem_setup();
+    struct acpi_layout l = acpi_build(&tables, &bios, ACPI_QEMU_Q35);
+    struct extra_tables bad = put_extra_tables(), good = put_extra_tables(),
+                        later = put_extra_tables();
+    uint8_t *mcfg_bad = phys_fake_ptr(bad.mcfg);
+    mcfg_bad[36 + 8] ^= 0x10;                    /* the base address: checksum now wrong */
+    uint64_t e[] = { bad.mcfg, good.mcfg, later.mcfg, good.apic, later.apic };
+    uint64_t rsdp = acpi_put_rsdp(&bios, 0, (uint32_t)put_rsdt(e, 5), 0);
+    expect_found(rsdp, "MCFG", good.mcfg, 60);
+    expect_found(rsdp, "APIC", good.apic, 60);   /* the first of two valid ones */
+    /* only the bad one listed */
+    uint64_t e1[] = { bad.mcfg, l.fadt };
+    uint64_t rsdp1 = acpi_put_rsdp(&bios, 0, (uint32_t)put_rsdt(e1, 2), 0);
+    expect_not_found(rsdp1, "MCFG", "ACPI: no valid MCFG table");
+    mcfg_bad[36 + 8] ^= 0x10;
+    expect_found(rsdp1, "MCFG", bad.mcfg, 60);
+    /* a length shorter than the header, longer than 1 MiB, past the end of memory */
+    put32(mcfg_bad, 4, 35);
+    acpi_fix_checksum(mcfg_bad, 35, 9);
+    expect_not_found(rsdp1, "MCFG", "ACPI: no valid MCFG table");
+    put32(mcfg_bad, 4, 0x100001);
+    expect_not_found(rsdp1, "MCFG", "ACPI: no valid MCFG table");
+    put32(mcfg_bad, 4, 0x10000);
+    expect_not_found(rsdp1, "MCFG", "ACPI: no valid MCFG table");
+    put32(mcfg_bad, 4, 60);
+    acpi_fix_checksum(mcfg_bad, 60, 9);
+    expect_found(rsdp1, "MCFG", bad.mcfg, 60);
+    /* a bad FADT and a good one: the good one */
+    uint8_t *f = phys_fake_ptr(l.fadt);
+    f[9] ^= 1;
+    struct acpi_layout l2 = acpi_build(&tables, &bios, ACPI_QEMU_PC);
+    uint64_t e3[] = { l.fadt, l2.fadt };
+    uint64_t rsdp3 = acpi_put_rsdp(&bios, 0, (uint32_t)put_rsdt(e3, 2), 0);
+    expect_found(rsdp3, "FACP", l2.fadt, 116);
+    /* entries at 0 and where nothing is mapped */
+    uint64_t e4[] = { 0, 0x12345000, 0xfffffff0u, good.dmar };
+    uint64_t rsdp4 = acpi_put_rsdp(&bios, 0, (uint32_t)put_rsdt(e4, 4), 0);
+    expect_found(rsdp4, "DMAR", good.dmar, 64);
+}
+
+static void find_table_xsdt(void **state)
+{
+    (void)state;
+    mem_setup();
+    struct acpi_layout l = acpi_build(&tables, &bios, ACPI_XSDT_ONLY);
+    expect_found(l.rsdp, "FACP", l.fadt, 244);   /* after an entry that points at nothing */
+    struct extra_tables r = put_extra_tables(), x = put_extra_tables();
+    /* an XSDT entry at 4 GiB + the table's address is not the table */
+    uint64_t xe[] = { 0x100000000ull + x.apic, x.apic, x.dmar };
+    uint64_t re[] = { r.apic, r.dmar, r.mcfg };
+    uint64_t xsdt = put_xsdt(xe, 3);
+    uint64_t rsdp = acpi_put_rsdp(&bios, 2, (uint32_t)put_rsdt(re, 3), xsdt);
+    /* the XSDT, when the RSDP is 2.0 and it is valid */
+    expect_found(rsdp, "APIC", x.apic, 60);
+    expect_found(rsdp, "DMAR", x.dmar, 64);
+    expect_not_found(rsdp, "MCFG", "ACPI: no valid MCFG table");   /* not the RSDT's */
+    uint64_t only_high[] = { 0x100000000ull + x.apic };
+    uint64_t rsdp_high = acpi_put_rsdp(&bios, 2, 0, put_xsdt(only_high, 1));
+    expect_not_found(rsdp_high, "APIC", "ACPI: no valid APIC table");
+    /* a bad XSDT checksum: the RSDT */
+    ((uint8_t *)phys_fake_ptr(xsdt))[9] ^= 1;
+    expect_found(rsdp, "APIC", r.apic, 60);
+    expect_found(rsdp, "MCFG", r.mcfg, 60);
+}
+
+static void find_table_no_rsdp(void **state)
+{
+    (void)state;
+    mem_setup();
+    struct acpi_layout l = acpi_build(&tables, &bios, ACPI_QEMU_Q35);
+    expect_not_found(0x12345000, "FACP", "ACPI: no valid RSDP at 0x12345000");
+    expect_not_found(0, "APIC", "ACPI: no valid RSDP at 0x0");
+    expect_not_found(l.rsdp + 16, "APIC", "ACPI: no valid RSDP at 0xf5a10");
+    expect_not_found(0x100000000ull, "APIC", "ACPI: no valid RSDP at 0x100000000");
+    uint8_t *r = phys_fake_ptr(l.rsdp);
+    r[8] ^= 0x40;                                /* checksum */
+    expect_not_found(l.rsdp, "FACP", "ACPI: no valid RSDP at 0xf5a00");
+    expect_not_found(l.rsdp, "MCFG", "ACPI: no valid RSDP at 0xf5a00");
+    r[8] ^= 0x40;
+    expect_found(l.rsdp, "FACP", l.fadt, 244);
+    /* an RSDP, but no root table */
+    uint64_t r0 = acpi_put_rsdp(&bios, 0, 0, 0);
+    expect_not_found(r0, "APIC", "ACPI: RSDT/XSDT missing or bad checksum");
+    ((uint8_t *)phys_fake_ptr(l.rsdt))[9] ^= 1;
+    expect_not_found(l.rsdp, "FACP", "ACPI: RSDT/XSDT missing or bad checksum");
+}
+
 /* ---- AML ---- */
 
 static bool s5(const uint8_t *aml, uint32_t len, uint8_t *a, uint8_t *b)
@@ -474,6 +675,10 @@ int main(void)
         T(bad_root),
         T(bad_fadt),
         T(missing_dsdt),
+        T(find_table_rsdt),
+        T(find_table_skips_bad),
+        T(find_table_xsdt),
+        T(find_table_no_rsdp),
         T(aml_s5),
         T(aml_s5_negative),
         T(waking_vector),

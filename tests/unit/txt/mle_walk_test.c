@@ -4,10 +4,12 @@
  * with the MLE page table tboot builds (PDPT at 0x801000 -> PD at 0x802000 -> PT at 0x803000,
  * entries phys | 1, pages from 0x804000; surface 6.3): the walk's SHA-256 equals Debian's
  * lcp2_mlehash of the same file. Then every refusal, each with its reason, on the same tables
- * edited.
+ * edited. txt_mle_header_check on tboot's own MLE header and on hand-made 2.0/2.1 headers:
+ * each field that is wrong refused with its reason.
  */
 #include "test_common.h"
 
+#include "abi/mle.h"
 #include "abi/tpm_hash.h"
 #include "crypto/hash.h"
 #include "host_tools.h"
@@ -216,12 +218,155 @@ static void refused(void **state)
     assert_string_equal(err, "linear 0x1000 beyond the MLE's 0x1000 bytes");
 }
 
+/* ---- the MLE header ---- */
+
+#define HDR_LINEAR 0x1b340u              /* tboot 1.10.5's OsSinitData.mle_hdr_base */
+
+/* Debian's tboot 1.10.5 header, field by field (version 2.1, entry 0x10 into the MLE, which
+ * is image bytes 0x4000-0x4d000, the command line area 0x7e00-0x7fff) */
+static struct mle_hdr good_hdr(void)
+{
+    struct mle_hdr h = { .uuid = MLE_HDR_UUID_BYTES };
+    h.length = sizeof(h);
+    h.version = MLE_HDR_VERSION;
+    h.entry_point = 0x10;
+    h.first_valid_page = 0;
+    h.mle_start_off = 0x4000;
+    h.mle_end_off = 0x4000 + MLE_SIZE;
+    h.capabilities = 0x627;
+    h.cmdline_start_off = 0x7e00;
+    h.cmdline_end_off = 0x7fff;
+    return h;
+}
+
+static int hdr_check(const struct mle_hdr *h, uint64_t at, uint64_t size, uint32_t min_ver)
+{
+    memset(err, 0, sizeof(err));
+    return txt_mle_header_check(h, at, size, min_ver, err, sizeof(err));
+}
+
+static void header_tboot(void **state)
+{
+    (void)state;
+    if (!elf)
+        skip();
+    /* linear 0x1b340 is physical 0x81f340 (MLE page 0x1b at 0x804000 + 0x1b000) */
+    struct mle_hdr h;
+    memcpy(&h, mem + MLE + HDR_LINEAR - BASE, sizeof(h));
+    struct mle_hdr want = good_hdr();
+    assert_memory_equal(&h, &want, sizeof(h));
+    assert_int_equal(hdr_check(&h, HDR_LINEAR, MLE_SIZE, 0x00020000), 0);
+    assert_string_equal(err, "");
+    assert_int_equal(hdr_check(&h, HDR_LINEAR, MLE_SIZE, MLE_HDR_VERSION), 0);
+}
+
+static void header_accepted(void **state)
+{
+    (void)state;
+    struct mle_hdr h = good_hdr();
+    assert_int_equal(hdr_check(&h, HDR_LINEAR, MLE_SIZE, 0x00020000), 0);
+    assert_string_equal(err, "");
+    assert_int_equal(hdr_check(&h, HDR_LINEAR, MLE_SIZE, MLE_HDR_VERSION), 0);
+    assert_int_equal(hdr_check(&h, HDR_LINEAR, MLE_SIZE, 0), 0);
+    /* the last place it fits; an entry point at the last byte; at linear 0 */
+    assert_int_equal(hdr_check(&h, MLE_SIZE - sizeof(h), MLE_SIZE, 0x00020000), 0);
+    h.entry_point = MLE_SIZE - 1;
+    assert_int_equal(hdr_check(&h, 0, MLE_SIZE, 0x00020000), 0);
+    h.entry_point = 0;
+    assert_int_equal(hdr_check(&h, HDR_LINEAR, MLE_SIZE, 0x00020000), 0);
+    /* longer than 2.1's fields (a later minor version's length, same fields read) */
+    h = good_hdr();
+    h.length = 0x100;
+    assert_int_equal(hdr_check(&h, HDR_LINEAR, MLE_SIZE, 0x00020000), 0);
+    /* 2.0: 44 bytes, ending at capabilities; whatever is in the command line fields */
+    h = good_hdr();
+    h.version = 0x00020000;
+    h.length = 44;
+    h.cmdline_start_off = 0xffffffff;
+    h.cmdline_end_off = 0;
+    assert_int_equal(hdr_check(&h, HDR_LINEAR, MLE_SIZE, 0x00020000), 0);
+}
+
+static void header_refused(void **state)
+{
+    (void)state;
+    struct mle_hdr h;
+#define HDR_REFUSED(edit, at, size, min_ver, reason) do { \
+        h = good_hdr(); \
+        edit; \
+        assert_int_equal(hdr_check(&h, at, size, min_ver), -1); \
+        assert_string_equal(err, reason); \
+    } while (0)
+    /* not tboot's UUID: one byte off, the GUID in its text byte order, all zero */
+    HDR_REFUSED(h.uuid[15] ^= 1, HDR_LINEAR, MLE_SIZE, 0x00020000,
+                "MLE header at 0x1b340: not tboot's UUID");
+    HDR_REFUSED(memcpy(h.uuid, "\x90\x82\xac\x5a\x47\x6f\x74\xa7\x5c\x0f\x55\xa2\xcb\x51\xb6\x42",
+                       16),
+                HDR_LINEAR, MLE_SIZE, 0x00020000, "MLE header at 0x1b340: not tboot's UUID");
+    HDR_REFUSED(memset(h.uuid, 0, 16), 0, MLE_SIZE, 0x00020000,
+                "MLE header at 0x0: not tboot's UUID");
+    /* a version below the ACM's minimum, above 2.1 */
+    HDR_REFUSED((void)0, HDR_LINEAR, MLE_SIZE, 0x00020002,
+                "MLE header version 0x00020001: the SINIT takes 0x00020002-0x00020001");
+    HDR_REFUSED(h.version = 0x00020000, HDR_LINEAR, MLE_SIZE, 0x00020001,
+                "MLE header version 0x00020000: the SINIT takes 0x00020001-0x00020001");
+    HDR_REFUSED(h.version = 0x00010001, HDR_LINEAR, MLE_SIZE, 0x00020000,
+                "MLE header version 0x00010001: the SINIT takes 0x00020000-0x00020001");
+    HDR_REFUSED(h.version = 0x00020002, HDR_LINEAR, MLE_SIZE, 0x00020000,
+                "MLE header version 0x00020002: the SINIT takes 0x00020000-0x00020001");
+    HDR_REFUSED(h.version = 0x00030000, HDR_LINEAR, MLE_SIZE, 0,
+                "MLE header version 0x00030000: the SINIT takes 0x00000000-0x00020001");
+    HDR_REFUSED(h.version = 0xffffffff, HDR_LINEAR, MLE_SIZE, 0,
+                "MLE header version 0xffffffff: the SINIT takes 0x00000000-0x00020001");
+    /* a length that does not cover its version's fields */
+    HDR_REFUSED(h.length = 51, HDR_LINEAR, MLE_SIZE, 0x00020000,
+                "MLE header length 51: version 0x00020001 has 52 bytes");
+    HDR_REFUSED(h.length = 44, HDR_LINEAR, MLE_SIZE, 0x00020000,
+                "MLE header length 44: version 0x00020001 has 52 bytes");
+    HDR_REFUSED(h.length = 0, HDR_LINEAR, MLE_SIZE, 0x00020000,
+                "MLE header length 0: version 0x00020001 has 52 bytes");
+    HDR_REFUSED((h.version = 0x00020000, h.length = 43), HDR_LINEAR, MLE_SIZE, 0x00020000,
+                "MLE header length 43: version 0x00020000 has 44 bytes");
+    /* an entry point at or past the MLE's end */
+    HDR_REFUSED(h.entry_point = MLE_SIZE, HDR_LINEAR, MLE_SIZE, 0x00020000,
+                "MLE entry point 0x49000: outside the MLE's 0x49000 bytes");
+    HDR_REFUSED(h.entry_point = 0xffffffff, HDR_LINEAR, MLE_SIZE, 0x00020000,
+                "MLE entry point 0xffffffff: outside the MLE's 0x49000 bytes");
+    HDR_REFUSED(h.entry_point = 0x1c0a0, 0, 0x1000, 0x00020000,
+                "MLE entry point 0x1c0a0: outside the MLE's 0x1000 bytes");
+    HDR_REFUSED((void)0, 0, 0x10, 0x00020000,
+                "MLE header at 0x0: not inside the MLE's 0x10 bytes");
+    /* a header not (wholly) inside the MLE */
+    HDR_REFUSED((void)0, MLE_SIZE - sizeof(h) + 1, MLE_SIZE, 0x00020000,
+                "MLE header at 0x48fcd: not inside the MLE's 0x49000 bytes");
+    HDR_REFUSED((void)0, MLE_SIZE, MLE_SIZE, 0x00020000,
+                "MLE header at 0x49000: not inside the MLE's 0x49000 bytes");
+    HDR_REFUSED((void)0, 0, sizeof(h) - 1, 0x00020000,
+                "MLE header at 0x0: not inside the MLE's 0x33 bytes");
+    HDR_REFUSED((void)0, 0, 0, 0x00020000, "MLE header at 0x0: not inside the MLE's 0x0 bytes");
+    HDR_REFUSED((void)0, ~0ull - 10, MLE_SIZE, 0x00020000,
+                "MLE header at 0xfffffffffffffff5: not inside the MLE's 0x49000 bytes");
+    HDR_REFUSED((void)0, 0x100000000ull + HDR_LINEAR, MLE_SIZE, 0x00020000,
+                "MLE header at 0x10001b340: not inside the MLE's 0x49000 bytes");
+#undef HDR_REFUSED
+    /* the message cut to a short buffer, terminated */
+    char small[6];
+    h = good_hdr();
+    h.version = 0;
+    assert_int_equal(txt_mle_header_check(&h, 0, MLE_SIZE, 0x00020000, small, sizeof(small)),
+                     -1);
+    assert_string_equal(small, "MLE h");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(tboot_as_lcp2_mlehash_hashes_it, setup),
         cmocka_unit_test_setup(partial_last_page_and_stop, setup),
         cmocka_unit_test_setup(refused, setup),
+        cmocka_unit_test_setup(header_tboot, setup),
+        cmocka_unit_test(header_accepted),
+        cmocka_unit_test(header_refused),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
