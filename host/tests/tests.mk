@@ -88,6 +88,12 @@ $(OUT)/host/tests/getsec-acmode.o: host/tests/guest/getsec_acmode.c host/tests/g
 	@mkdir -p $(@D)
 	$(HOST_TESTK_CC) -Isinit/test -c -o $@ $<
 
+# a launch of our SINIT into getsec's own MLE (getsec.S's .mle)
+$(OUT)/host/tests/getsec-launch.o: host/tests/guest/getsec_launch.c host/tests/guest/getsec.h \
+                                   host/tests/guest/com1.h include/abi/txt.h
+	@mkdir -p $(@D)
+	$(HOST_TESTK_CC) -c -o $@ $<
+
 # the TXT reset, the scrub and the power cycle (qemu/patches 0011)
 $(OUT)/host/tests/getsec-reset.o: host/tests/guest/getsec_reset.c host/tests/guest/getsec.h \
                                   host/tests/guest/com1.h include/abi/txt.h
@@ -98,7 +104,7 @@ $(HOST_GETSEC): $(OUT)/host/tests/getsec-entry.o $(OUT)/host/tests/getsec.o $(OU
                 $(OUT)/host/tests/getsec-pmr.o $(OUT)/host/tests/getsec-hpet.o \
                 $(OUT)/host/tests/getsec-tpm.o \
                 $(OUT)/host/tests/getsec-acmode.o $(OUT)/host/tests/getsec-reset.o \
-                $(OUT)/host/tests/com1.o $(OUT)/host/tests/edu.o host/tests/guest/getsec.ld
+                $(OUT)/host/tests/getsec-launch.o $(OUT)/host/tests/com1.o $(OUT)/host/tests/edu.o host/tests/guest/getsec.ld
 	ld -m elf_i386 -nostdlib -static -z noexecstack --no-warn-rwx-segments \
 	   -T host/tests/guest/getsec.ld -o $@ $(filter %.o,$^)
 BUILD += $(HOST_GETSEC)

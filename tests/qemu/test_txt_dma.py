@@ -13,11 +13,17 @@ QEMU: CAP.PLMR/PHMR 0, the registers read 0 and every copy lands.
 
 The patched binary is part of `make` (BUILD, qemu/qemu.mk): when it is missing these tests
 fail, they never skip."""
+import hashlib
+import os
+
 import pytest
 
 import getsec_guest
-from getsec_guest import stock_qemu, txt_qemu
+from getsec_guest import GETSEC, need, stock_qemu, symbol, txt_qemu
+from test_txt_acmode import key_hash
 from test_txt_chipset import layout
+from test_txt_senter import senter_event_data
+from vtb import OUT
 
 COPY = 64
 FILL = 0xEE
@@ -158,3 +164,39 @@ def test_stock_qemu_has_no_pmr():
     """The control on Debian's QEMU: the same guest sees no PMRs and every copy lands."""
     assert run(stock_qemu(), "pmr", machine="q35") == pmr_expected(pmr=False)
     assert run(stock_qemu(), "pmr-te", machine="q35") == pmr_te_expected(pmr=False)
+
+
+def mle_bytes():
+    """getsec.elf's .mle section: the MLE our SINIT measures (getsec.S)."""
+    from elftools.elf.elffile import ELFFile
+    with open(need(GETSEC, "make out/host/tests/getsec.elf"), "rb") as f:
+        return ELFFile(f).get_section_by_name(".mle").data()
+
+
+def test_our_sinit_sets_pmrs_that_keep_dma_out_of_the_measured_mle():
+    """case=sinit-dma: out/sinit.bin launched by GETSEC[SENTER] into getsec's own MLE (heap,
+    MTRRs and page table laid out as tboot does, getsec_launch.c). The SINIT measured the MLE
+    (PCR 17 recomputed here: SENTER's event, then the SINIT's details events over S-CRTM status
+    0, OsSinitData capabilities 0x201, policy control 0, and the MLE's two pages) and set the
+    low PMR [0, 8 MiB) on the DRHD; edu, loaded before the launch, copies into the MLE's
+    measured page: blocked, the guest sees its own 0xee; above the region the copy lands."""
+    with open(need(os.path.join(OUT, "sinit.bin"), "make out/sinit.bin"), "rb") as f:
+        acm = f.read()
+    e = lambda p, data: hashlib.sha256(p + hashlib.sha256(data).digest()).digest()
+    pcr17 = bytes(32)
+    for data in (senter_event_data(acm), bytes(4), (0x201).to_bytes(4, "little"), bytes(4),
+                 mle_bytes()):
+        pcr17 = e(pcr17, data)
+    with getsec_guest.swtpm_tis() as tis:
+        lines, _ = getsec_guest.run_getsec(
+            txt_qemu(), "sinit-dma", machine="q35,txt=on",
+            extra=DEVICES + ["-global", f"intel-txt.sinit-key-hash={key_hash()}"] + tis,
+            modules=[os.path.join(OUT, "sinit.bin")])
+    entry = symbol("mle_entry")
+    assert lines == head(True) + [
+        "SENTER: ok", f"MLE entered at = {entry:#x}", f"MLE entry = {entry:#x}",
+        "ERRORCODE = 0x0",
+        "public STS = 0x10081",              # SENTER.DONE, private space open, locality 2 open
+        f"PCR 17 = {pcr17.hex()}",
+        f"PMEN = {PMEN_EPM | PMEN_PRS:#x}", "PLMBASE = 0x0", "PLMLIMIT = 0x600000",
+        blocked("the MLE's page"), landed("the page above the low PMR"), "done"], lines

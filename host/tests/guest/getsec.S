@@ -222,6 +222,47 @@ probe_getsec_opsize_insn:
     pop %ebx
     ret
 
+/*
+ * getsec's MLE (getsec_launch.c): tboot's MLE header (include/abi/mle.h), the entry our SINIT
+ * leaves to with EXITAC, and a page of 0xee that a device's DMA must not reach once the SINIT
+ * set the PMRs. The SINIT's GDT and IDT were in ACRAM, which EXITAC scrubbed: the entry loads
+ * getsec's before anything reads a descriptor, takes back the stack acmode_getsec left and
+ * returns from it as an ACM's EXITAC would (acmode_return).
+ */
+    .section .mle, "awx"
+    .balign 4096
+    .globl mle_start
+mle_start:
+mle_hdr:
+    .byte 0x5a, 0xac, 0x82, 0x90, 0x6f, 0x47, 0xa7, 0x74
+    .byte 0x0f, 0x5c, 0x55, 0xa2, 0xcb, 0x51, 0xb6, 0x42
+    .long 0x34                           /* length */
+    .long 0x00020001                     /* version 2.1 */
+    .long mle_entry - mle_start
+    .long 0                              /* first_valid_page */
+    .long 0, mle_end - mle_start         /* mle_start_off, mle_end_off */
+    .long 0x201                          /* GETSEC wake-up, TCG event log */
+    .long 0, 0                           /* no command line */
+    .globl mle_entry
+mle_entry:
+    mov %ebx, mle_entered_at
+    lgdt gdtr
+    lidt getsec_idtr
+    mov acmode_esp, %esp
+    jmp acmode_return
+    .balign 4096
+    .globl mle_target
+mle_target:
+    .fill 4096, 1, 0xee
+    .globl mle_end
+mle_end:
+
+    .data
+    .balign 4
+    .globl mle_entered_at
+mle_entered_at:                          /* EBX at the MLE's entry: its physical address */
+    .long 0
+
     .section .rodata
     .balign 8
 /* flat ring-0 code at 0x08 and data at 0x10 */

@@ -141,10 +141,10 @@ struct idt_gate {
 } __attribute__((packed));
 
 static struct idt_gate idt[32];
-static struct {
+struct {
     uint16_t limit;
     uint32_t base;
-} __attribute__((packed)) idtr;
+} __attribute__((packed)) getsec_idtr;      /* getsec.S's MLE entry loads it again */
 
 static void idt_init(void)
 {
@@ -155,9 +155,9 @@ static void idt_init(void)
         idt[i].zero = 0;
         idt[i].type = 0x8e;              /* present, DPL 0, 32-bit interrupt gate */
     }
-    idtr.limit = sizeof(idt) - 1;
-    idtr.base = (uint32_t)idt;
-    __asm__ volatile("lidt %0" :: "m"(idtr));
+    getsec_idtr.limit = sizeof(idt) - 1;
+    getsec_idtr.base = (uint32_t)idt;
+    __asm__ volatile("lidt %0" :: "m"(getsec_idtr));
 }
 
 /* "<what>: ok" or "<what>: #GP(0) at 0x...": the result line of a probe that stores nothing */
@@ -391,6 +391,7 @@ static const struct {
     { "pmr", pmr_off },
     { "pmr-te", pmr_te },
     { "dpr", pmr_dpr },
+    { "sinit-dma", pmr_sinit_dma },
     { "hpet-fsb", hpet_fsb },
     { "tpm-loc", tpm_loc },
     { "tpm-loc-launched", tpm_loc_launched },

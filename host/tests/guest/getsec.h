@@ -54,6 +54,24 @@ void chipset_biosdata_reset(void);
 void chipset_e820(void);
 void chipset_dma(void);
 
+/* getsec_acmode.c: the ACM (the first multiboot module) copied to SINIT.BASE, SMXE set and
+ * caches on: its size, or 0 after a line saying why; SINIT.BASE; GETSEC[leaf] with EBX = base,
+ * ECX = size, ESI, EDI, EDX as given: 0 after EXITAC (or the MLE entry) came back, else the
+ * fault word */
+uint32_t sinit_base(void);
+uint32_t acm_setup(uint32_t offset);
+uint32_t acmode_getsec(uint32_t leaf, uint32_t base, uint32_t size, volatile uint32_t *results,
+                       uint32_t spin, uint32_t edx);
+#define GETSEC_SENTER 4u
+
+/* getsec_launch.c: a measured launch of our SINIT (out/sinit.bin as the module) into getsec's
+ * own MLE (getsec.S's .mle section: its header, an entry that comes back to the caller, and a
+ * page of 0xee), with tboot's heap, MTRRs and a low PMR of [0, LAUNCH_PMR_SIZE): 0 once the MLE
+ * was entered (its lines printed), else a line and the fault word or 1 */
+#define LAUNCH_PMR_SIZE 0x800000u
+extern const char mle_start[], mle_entry[], mle_target[], mle_end[];
+uint32_t sinit_launch(void);
+
 /* getsec_acmode.c: authenticated-code mode's cases */
 void acmode_case_enteraccs(void);
 void acmode_case_enteraccs_dma(void);
@@ -102,6 +120,7 @@ void reset_init_bsp(void);
 void pmr_off(void);
 void pmr_te(void);
 void pmr_dpr(void);
+void pmr_sinit_dma(void);
 
 /* getsec_hpet.c: the HPET's FSB messages (case=hpet-fsb) */
 void hpet_fsb(void);

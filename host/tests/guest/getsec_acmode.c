@@ -90,9 +90,6 @@
  * load EBP with ACBASE and the ACM's segments, and EXITAC returns with the ACM's CS (0x08,
  * flat, as ours): acmode_return reloads the guest's segments, EBP comes back from the stack. */
 #define GETSEC_ENTERACCS 2u
-#define GETSEC_SENTER 4u
-uint32_t acmode_getsec(uint32_t leaf, uint32_t base, uint32_t size, volatile uint32_t *results,
-                       uint32_t spin, uint32_t edx);
 extern const char acmode_return[];
 uint32_t acmode_esp;                        /* ESP at the GETSEC, as the ACM must see it (asm writes it) */
 __asm__(
@@ -193,14 +190,14 @@ static void write_cr0(uint32_t v)
     __asm__ volatile("mov %0, %%cr0" :: "r"(v));
 }
 
-static uint32_t sinit_base(void)
+uint32_t sinit_base(void)
 {
     return rd32(TXT_PUB_CONFIG_REGS_BASE + TXTCR_SINIT_BASE);
 }
 
 /* the module, copied to SINIT.BASE (+ offset) with CR4.SMXE set and CR0 as ENTERACCS wants
  * it (NE set, caches on); its size, or 0 after a FAILED line */
-static uint32_t acm_setup(uint32_t offset)
+uint32_t acm_setup(uint32_t offset)
 {
     const struct mb1_info *mbi = getsec_mbi;
     if (!(mbi->flags & MB1_INFO_MODS) || mbi->mods_count < 1) {

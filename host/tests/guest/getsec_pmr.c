@@ -27,6 +27,9 @@
  *   case=pmr-te  translation on (root table, context entry for edu): pass-through, then
  *                remapped (IOVAs mapped to the protected buffer and to a page outside), each
  *                with EPM set; then EPM cleared
+ *   case=sinit-dma  our SINIT (the module) launched into getsec's MLE (getsec_launch.c): PCR 17,
+ *                the PMR registers as the SINIT left them; edu, loaded before the launch,
+ *                copies into the MLE's measured page (blocked) and above the low PMR (lands)
  *   case=dpr     translation off, EPM clear: the TXT chipset's DPR register (public space); DMA
  *                to the heap (HEAP.BASE + 0x10000, past BiosData), to the DPR's last page and
  *                to the page above the PMR region
@@ -328,4 +331,19 @@ void pmr_dpr(void)
     dma_to("HEAP.BASE + 0x10000", top - size + 0x10000, top - size + 0x10000);
     dma_to("the DPR's last page", top - 0x1000, top - 0x1000);
     dma_to("0x600000 (outside)", ABOVE, ABOVE);
+}
+
+void pmr_sinit_dma(void)
+{
+    if (!setup())
+        return;
+    load_edu();
+    if (sinit_launch())
+        return;
+    show_pcr17("PCR 17");
+    show("PMEN", rd32(vtd + VTD_PMEN));
+    show("PLMBASE", rd32(vtd + VTD_PLMBASE));
+    show("PLMLIMIT", rd32(vtd + VTD_PLMLIMIT));
+    dma_to("the MLE's page", (uint32_t)mle_target, (uint32_t)mle_target);
+    dma_to("the page above the low PMR", LAUNCH_PMR_SIZE + 0x100000u, LAUNCH_PMR_SIZE + 0x100000u);
 }
