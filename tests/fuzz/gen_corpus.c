@@ -175,6 +175,31 @@ static void acpi_seeds(void)
                                     0x4a, 0x00, 0x04, 0x0a, 0x05, 0x0b, 0x07, 0x00, 0x0c, 1,
                                     0, 0, 0 };
     out("acpi", "aml-prefixes", aml2, sizeof(aml2));
+
+    /* whole tables for src/acpi/tables.c (mode bit 0): q35's with -smp 2 and intel-iommu */
+    static uint8_t madt[1 + 44 + 2 * 8 + 12], dmar[1 + 48 + 16 + 8], mcfg[1 + 44 + 16];
+    madt[0] = dmar[0] = mcfg[0] = 1;
+    memcpy(madt + 1, "APIC", 4);
+    madt[1 + 4] = (uint8_t)(sizeof(madt) - 1);
+    for (unsigned i = 0; i < 2; i++) {       /* local APICs 0 and 1, enabled */
+        uint8_t *e = madt + 1 + 44 + 8 * i;
+        e[0] = 0, e[1] = 8, e[2] = (uint8_t)i, e[3] = (uint8_t)i, e[4] = 1;
+    }
+    uint8_t *io = madt + 1 + 44 + 16;         /* an I/O APIC the count skips */
+    io[0] = 1, io[1] = 12, io[6] = 0xc0, io[7] = 0xfe;   /* at 0xfec00000 */
+    out("acpi", "table-madt", madt, sizeof(madt));
+    memcpy(dmar + 1, "DMAR", 4);
+    dmar[1 + 4] = (uint8_t)(sizeof(dmar) - 1);
+    uint8_t *drhd = dmar + 1 + 48;           /* DRHD: flags INCLUDE_PCI_ALL, 0xfed90000 */
+    drhd[0] = 0, drhd[2] = 16, drhd[4] = 1, drhd[11] = 0xfe, drhd[10] = 0xd9;
+    uint8_t *rmrr = drhd + 16;                /* the head of a structure of another type */
+    rmrr[0] = 1, rmrr[2] = 8;
+    out("acpi", "table-dmar", dmar, sizeof(dmar));
+    memcpy(mcfg + 1, "MCFG", 4);
+    mcfg[1 + 4] = (uint8_t)(sizeof(mcfg) - 1);
+    uint8_t *ecam = mcfg + 1 + 44;            /* segment 0, buses 0-255 at 0xb0000000 */
+    ecam[3] = 0xb0, ecam[11] = 0xff;
+    out("acpi", "table-mcfg", mcfg, sizeof(mcfg));
 }
 
 static void options_seeds(void)
