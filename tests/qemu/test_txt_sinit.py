@@ -196,6 +196,34 @@ def test_tboot_refuses_an_acm_for_another_chipset():
     assert run.linux_ran()
 
 
+@pytest.mark.parametrize("how,code", [
+    (["--flip-byte", "0x1000"], 0x80000007),        # in the payload: the signature fails
+    (["--resign", "OTHER"], 0x80000007),            # another key than PUBLIC.KEY's
+], ids=["flipped-byte", "other-key"])
+def test_a_sinit_the_cpu_refuses_is_a_txt_reset_that_tboot_reports(how, code):
+    """tboot takes any module whose lists match (it checks no signature); GETSEC[SENTER] then
+    refuses it before it runs (TXT-SHUTDOWN, processor error 7, AUTH_FAIL) and resets the
+    platform. With --reboots 1, tboot's next boot reports it and boots Linux unmeasured."""
+    with tempfile.TemporaryDirectory() as tmp:
+        bad = os.path.join(tmp, "sinit-bad.bin")
+        args = [a if a != "OTHER" else os.path.join(os.path.dirname(PROJECT_KEY),
+                                                    "other-key.pem") for a in how]
+        subprocess.run([need(ACM_TOOL, "make out/bin/vtboot-acm"), "break",
+                        need(SINIT, "make out/sinit.bin"), *args, "--key", PROJECT_KEY,
+                        "-o", bad], check=True, capture_output=True)
+        run = boot_with(bad, "--grub", CMDLINE, "--reboots", "1")
+    lines = tboot_lines(run)
+    assert run.rc == vtb.POWERED_OFF, run.stderr[-2000:] + "\n" + run.serial[-1500:]
+    assert not [l for l in run.serial.splitlines() if l.startswith("sinit: ")]
+    i = lines.index("executing GETSEC[SENTER]...")
+    assert lines[i:].count("executing GETSEC[SENTER]...") == 1
+    j = lines.index(f"TXT.ERRORCODE: {code:#x}")
+    assert j > i and lines[j + 1] == f"\t processor error {code & 0x3fffffff:#x}", lines[j:j + 3]
+    assert "TXT_RESET.STS is set and SENTER is disabled (0x01)" in lines[j:]
+    assert "measured launch succeeded" not in lines and run.linux_ran()
+    assert "\tERRORCODE: " + f"{code:#x}" in run.values("txt-stat")
+
+
 @pytest.mark.parametrize("args,err", [
     (["--sinit", ECHO], "--tboot, --tboot-cmdline, --sinit, --sinit-key, --reboots and --qemu go with --txt "
                         "(the TXT platform)"),
