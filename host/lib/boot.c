@@ -59,6 +59,8 @@ int boot_files(const struct boot *b, const char *paths[1 + BOOT_MODS_MAX])
         paths[n++] = b->initrd;
     if (given(b->acm))
         paths[n++] = b->acm;
+    if (given(b->lcp_data))
+        paths[n++] = b->lcp_data;
     return n;
 }
 
@@ -67,7 +69,7 @@ int boot_strings(const struct boot *b, enum loader l, struct boot_strings *s, ch
 {
     const char *paths[1 + BOOT_MODS_MAX];
     bool kernel = given(b->kernel), initrd = given(b->initrd), xen = given(b->xen);
-    bool acm = given(b->acm);
+    bool acm = given(b->acm), lcp = given(b->lcp_data);
     int nfiles = boot_files(b, paths);
     const char *cmdlines[BOOT_MODS_MAX];
     int k = 0;
@@ -82,9 +84,9 @@ int boot_strings(const struct boot *b, enum loader l, struct boot_strings *s, ch
         snprintf(err, errsz, "Xen (%s) needs a kernel for dom0", b->xen);
         return -1;
     }
-    if (acm && !kernel) {
-        snprintf(err, errsz, "an ACM (%s) needs a kernel: module 0 is always the kernel",
-                 b->acm);
+    if ((acm || lcp) && !kernel) {
+        snprintf(err, errsz, "%s (%s) needs a kernel: module 0 is always the kernel",
+                 acm ? "an ACM" : "LCP data", acm ? b->acm : b->lcp_data);
         return -1;
     }
     for (int i = 0; i < nfiles; i++) {
@@ -106,8 +108,8 @@ int boot_strings(const struct boot *b, enum loader l, struct boot_strings *s, ch
             }
         s->names[i] = xstrdup(base);
     }
-    /* the command line of each module, in module order; NULL: the initrd's and the ACM's
-     * (none) */
+    /* the command line of each module, in module order; NULL: the initrd's, the ACM's and the
+     * LCP data's (none) */
     if (nfiles > 1) {
         if (xen)
             cmdlines[k++] = b->xen_cmdline ? b->xen_cmdline : "";
@@ -116,9 +118,12 @@ int boot_strings(const struct boot *b, enum loader l, struct boot_strings *s, ch
             cmdlines[k++] = NULL;
         if (acm)
             cmdlines[k++] = NULL;
+        if (lcp)
+            cmdlines[k++] = NULL;
     }
     s->xen = xen && kernel;
     s->acm = acm && kernel;
+    s->lcp_data = lcp && kernel;
     if (l == LOADER_QEMU_MB1) {
         s->vtboot_cmdline = xasprintf("%s %s", s->names[0], b->vtboot_cmdline);
         for (int i = 0; i < k; i++)

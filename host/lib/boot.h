@@ -29,6 +29,9 @@
  *   An ACM (acm set and not ""): the last module, after the initrd, with no command line
  *     (QEMU: "<acm basename>"; GRUB: ""), as 20_linux_tboot loads the SINIT; tboot finds it
  *     by its content, not its place. It needs a kernel.
+ *   LCP data (lcp_data set and not ""): one more module, last, with no command line: the
+ *     policy data file lcp2_crtpol writes (tboot finds it by its signature "Intel(R) TXT
+ *     LCP_POLICY_DATA" and copies it into the heap for the SINIT). It needs a kernel.
  */
 #ifndef HOST_BOOT_H
 #define HOST_BOOT_H
@@ -48,19 +51,23 @@ struct boot {
     const char *grub_prelude;                   /* GRUB commands before the entry, or NULL */
     const char *xen, *xen_cmdline;              /* Xen as module 0 (NULL or "": none) */
     const char *acm;                            /* the SINIT ACM, last (NULL or "": none) */
+    const char *lcp_data;                       /* a launch control policy's data file, after
+                                                 * the ACM (NULL or "": none) */
 };
 
-#define BOOT_MODS_MAX 4
+#define BOOT_MODS_MAX 5
 
 struct boot_strings {
-    char *names[1 + BOOT_MODS_MAX];     /* basenames: vtboot, [xen,] kernel, [initrd,] [acm]
-                                         * (NULL: none) */
+    char *names[1 + BOOT_MODS_MAX];     /* basenames: vtboot, [xen,] kernel, [initrd,] [acm,]
+                                         * [lcp data] (NULL: none) */
     char *vtboot_cmdline;               /* what vtboot gets as its own command line */
     char *mods[BOOT_MODS_MAX];          /* what vtboot gets as module strings */
     int nmods;                          /* 0 (no kernel), 1 (kernel) or 2 (kernel, initrd); with
-                                         * Xen one more, Xen first; with an ACM one more, last */
+                                         * Xen one more, Xen first; with an ACM one more, then
+                                         * with LCP data one more, last */
     bool xen;                           /* module 0 is Xen */
-    bool acm;                           /* the last module is the ACM */
+    bool acm;                           /* the ACM is a module (after the initrd) */
+    bool lcp_data;                      /* the last module is the LCP data file */
 };
 
 /* The host paths of vtboot and the modules, in the order of names[]; returns how many. */

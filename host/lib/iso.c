@@ -22,9 +22,12 @@ static char *module_lines(const struct boot *b, const struct boot_strings *s, co
 
     for (int i = 0; i < s->nmods; i++) {
         bool xen = s->xen && i == 0, kernel = i == (s->xen ? 1 : 0);
-        bool acm = s->acm && i == s->nmods - 1;
+        bool lcp = s->lcp_data && i == s->nmods - 1;
+        bool acm = s->acm && i == s->nmods - 1 - (s->lcp_data ? 1 : 0);
         char *msg = xen ? xstrdup("Loading Xen ...") : kernel ? xstrdup("Loading Linux ...")
                   : acm ? xasprintf("Loading sinit %s ...", s->names[i + 1])
+                  : lcp ? xasprintf("Loading launch control policy data %s ...",
+                                    s->names[i + 1])
                   : xstrdup("Loading initial ramdisk ...");
         char *args = xen ? boot_grub_args(b->xen_cmdline ? b->xen_cmdline : "")
                          : kernel ? boot_grub_args(b->cmdline) : xstrdup("");

@@ -254,6 +254,8 @@ static int check_files(struct run *r)
         rc |= check_file("xen", r->boot.xen);
     if (r->boot.acm)
         rc |= check_file("SINIT", r->boot.acm);
+    if (r->boot.lcp_data)
+        rc |= check_file("LCP data", r->boot.lcp_data);
     return rc ? -1 : 0;
 }
 
@@ -903,6 +905,7 @@ int main(int argc, char **argv)
     }
     r->boot.xen = r->o.xen;
     r->boot.acm = r->o.sinit;
+    r->boot.lcp_data = r->o.lcp_data;
     if (r->o.sinit_key) {
         char err[512];
 

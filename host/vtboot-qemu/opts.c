@@ -75,6 +75,8 @@ static void usage(FILE *f)
 "                      APs with MWAIT; docs/txt-platform.md section 0)\n"
 "  --sinit F           with --txt: a SINIT ACM, loaded as the last module (after the initrd,\n"
 "                      as 20_linux_tboot loads /boot/*sinit*); needs --sinit-key\n"
+"  --lcp-data F        with --txt: a launch control policy's data file (lcp2_crtpol --data),\n"
+"                      loaded after the SINIT; tboot hands it to the SINIT in the heap\n"
 "  --sinit-key K       with --txt: the PEM key (RSA-2048) whose hash the chipset holds as\n"
 "                      PUBLIC.KEY, the one the SINIT must be signed with (vtboot-acm; the\n"
 "                      platform checks the ACM against it, never the ACM against itself)\n"
@@ -148,7 +150,7 @@ enum {
     O_MAKE_ISO, O_SMP, O_MEMORY, O_MACHINE, O_TPM_STATE, O_NO_TPM, O_NO_DRTM, O_TIMEOUT,
     O_SERIAL_LOG, O_KEEP_TEMP, O_PRINT_MODULES, O_PRINT_CMDLINE, O_POLICY, O_PROVISION_ONLY,
     O_PCR_BANKS, O_QMP, O_GDB, O_TPM_FAULT, O_GRUB_PRELUDE, O_DISK, O_XEN, O_XEN_CMDLINE,
-    O_CPU, O_TXT, O_TBOOT, O_TBOOT_CMDLINE, O_SINIT, O_SINIT_KEY, O_QEMU, O_REBOOTS,
+    O_CPU, O_TXT, O_TBOOT, O_TBOOT_CMDLINE, O_SINIT, O_SINIT_KEY, O_LCP_DATA, O_QEMU, O_REBOOTS,
 };
 #define O_ATTEST 1024           /* + ATTEST_OPT_*: --attest and its options (attestrun.h) */
 
@@ -202,6 +204,7 @@ int opts_parse(struct opts *o, int argc, char **argv)
         { "tboot-cmdline", required_argument, NULL, O_TBOOT_CMDLINE },
         { "sinit", required_argument, NULL, O_SINIT },
         { "sinit-key", required_argument, NULL, O_SINIT_KEY },
+        { "lcp-data", required_argument, NULL, O_LCP_DATA },
         { "reboots", required_argument, NULL, O_REBOOTS },
         { "qemu", required_argument, NULL, O_QEMU },
         { "smp", required_argument, NULL, O_SMP },
@@ -286,11 +289,13 @@ int opts_parse(struct opts *o, int argc, char **argv)
         case O_TBOOT_CMDLINE: o->tboot_cmdline = optarg; break;
         case O_SINIT:
         case O_SINIT_KEY:
+        case O_LCP_DATA:
             if (!*optarg) {
-                log_err("--%s: expected a file", c == O_SINIT ? "sinit" : "sinit-key");
+                log_err("--%s: expected a file",
+                        c == O_SINIT ? "sinit" : c == O_SINIT_KEY ? "sinit-key" : "lcp-data");
                 return -1;
             }
-            *(c == O_SINIT ? &o->sinit : &o->sinit_key) = optarg;
+            *(c == O_SINIT ? &o->sinit : c == O_SINIT_KEY ? &o->sinit_key : &o->lcp_data) = optarg;
             break;
         case O_REBOOTS:
             if (parse_int("--reboots", optarg, 0, 16, &o->reboots) != 0)
@@ -394,9 +399,9 @@ int opts_parse(struct opts *o, int argc, char **argv)
     o->extra = argv + optind;
     o->nextra = argc - optind;
     if (!o->txt && (o->tboot || o->tboot_cmdline || o->qemu_bin || o->sinit || o->sinit_key ||
-                    o->reboots)) {
-        log_err("--tboot, --tboot-cmdline, --sinit, --sinit-key, --reboots and --qemu go with "
-                "--txt (the TXT platform)");
+                    o->lcp_data || o->reboots)) {
+        log_err("--tboot, --tboot-cmdline, --sinit, --sinit-key, --lcp-data, --reboots and "
+                "--qemu go with --txt (the TXT platform)");
         return -1;
     }
     if (o->sinit && !o->sinit_key) {

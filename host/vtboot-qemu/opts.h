@@ -42,6 +42,7 @@ struct opts {
     bool txt;
     const char *tboot, *tboot_cmdline;  /* --tboot, --tboot-cmdline (vtboot and its cmdline) */
     const char *sinit, *sinit_key;      /* --sinit (the last module), --sinit-key (PEM) */
+    const char *lcp_data;               /* --lcp-data: a module after the SINIT */
     const char *qemu_bin;       /* --qemu, $VTBOOT_QEMU_TXT or out/bin/qemu-system-x86_64-txt */
     int reboots;                /* --reboots: guest resets QEMU carries out before one ends it */
     double timeout_s;           /* 0: none */

@@ -10,8 +10,11 @@ reads at locality 3 (docs/txt-platform.md 3.4 step 6) before it lets tboot run.
   with `--reboots 1` the machine boots again in the same QEMU and tboot reports the error as on
   hardware (ERRORCODE decoded, TXT_RESET set, SENTER disabled) and boots Linux unmeasured.
 
-Not yet: LIST policies with MLE elements need tboot to be handed the policy data file as a module
-(vtboot-qemu has no option for it).
+- A LIST policy with one MLE2 element (lcp2_mlehash's digest of tboot with its command line;
+  lcp2_crtpolelt, lcp2_crtpollist, lcp2_crtpol's policy and data file, the data given to tboot
+  as a module with --lcp-data) allows the launch, and PCRs 17/18 equal vtboot-pcr's prediction;
+  the same for tboot with another command line fails it with ERRORCODE 0xC0020501 (MLE not
+  allowed), which tboot's next boot reports.
 """
 import hashlib
 import os
@@ -22,13 +25,33 @@ import time
 
 import vtb
 from test_txt_launch import tboot_lines
-from test_txt_sinit import boot_with, need, prediction, SINIT
+from test_txt_sinit import TBOOT_CMDLINE, boot_with, need, prediction, SINIT
 
 PO_INDEX = "0x01C10106"
 
 
+def list_of_mle(tmp, tboot_cmdline):
+    """lcp2_*'s policy list (tmp/list.lst) of one MLE2 element: tboot's MLE with this command
+    line as Debian's lcp2_mlehash hashes it (SHA-256)."""
+    run = lambda *a: subprocess.run(list(a), check=True, capture_output=True, text=True)
+    elf = os.path.join(tmp, "tboot.elf")
+    with open(elf, "wb") as f:
+        f.write(subprocess.run(["zcat", "/boot/tboot.gz"], check=True,
+                               capture_output=True).stdout)
+    digest = run("lcp2_mlehash", "--create", "--cmdline", tboot_cmdline, "--alg", "sha256",
+                 elf).stdout.splitlines()[-1]
+    with open(os.path.join(tmp, "mle.hash"), "w") as f:
+        f.write(digest.strip() + "\n")
+    run("lcp2_crtpolelt", "--create", "--type", "mle2", "--alg", "sha256", "--out",
+        os.path.join(tmp, "mle.elt"), os.path.join(tmp, "mle.hash"))
+    run("lcp2_crtpollist", "--create", "--listver", "0x200", "--out",
+        os.path.join(tmp, "list.lst"), os.path.join(tmp, "mle.elt"))
+    return os.path.join(tmp, "list.lst")
+
+
 def tpm_state_with_po(tmp, *crtpol_args):
-    """A provisioned TPM state in tmp/st whose PO index holds lcp2_crtpol's policy; its bytes."""
+    """A provisioned TPM state in tmp/st whose PO index holds lcp2_crtpol's policy (tmp/pol.pol;
+    a LIST policy's data file is tmp/pol.data); its bytes."""
     state, pol = os.path.join(tmp, "st"), os.path.join(tmp, "pol.pol")
     subprocess.run([vtb.LAUNCHER, "--tpm-state", state, "--provision-only"], check=True,
                    capture_output=True)
@@ -133,3 +156,44 @@ def test_a_policy_asking_for_a_newer_sinit_fails_the_launch():
         "ERRORCODE: 0xc0050501",
         "AC module error : acm_type=0x1, progress=0x10, error=0x1",
         "LCP2 error:  minor error = 0x5, index = 0"], p.stdout
+
+
+def test_a_list_policy_naming_tboots_mle_allows_it():
+    """A LIST policy whose one MLE2 element is lcp2_mlehash's digest of tboot with the command
+    line it is given: tboot hands the data file (--lcp-data, its signature) to the SINIT in the
+    heap, the SINIT checks the file against the policy's hash and finds the MLE it measured."""
+    with tempfile.TemporaryDirectory() as tmp:
+        lst = list_of_mle(tmp, TBOOT_CMDLINE)
+        state, _ = tpm_state_with_po(tmp, "--type", "list", "--data",
+                                     os.path.join(tmp, "pol.data"), lst)
+        run = boot_with(need(SINIT, "make out/sinit.bin"), "--grub", "console=ttyS0 panic=-1",
+                        "--tpm-state", state, "--lcp-data", os.path.join(tmp, "pol.data"))
+        run.cmdline = "console=ttyS0 panic=-1"
+        pred = predicted(run, os.path.join(tmp, "pol.pol"))
+    assert run.rc == vtb.POWERED_OFF, run.stderr[-2000:] + "\n" + run.serial[-1500:]
+    assert "sinit: launch control policy 0x01c10106 allows the MLE" in sinit_lines(run)
+    assert "measured launch succeeded" in tboot_lines(run)
+    assert {(p, b): run.guest.get(f"pcr-{b}-{p}") for p in (17, 18)
+            for b in ("sha1", "sha256")} == pred
+
+
+def test_a_list_policy_naming_another_mle_fails_the_launch():
+    """The same policy for tboot with another command line (another MLE digest): the SINIT
+    refuses, ERRORCODE 0xC0020501 (LCP minor 2, MLE not allowed; docs 3.4's example), a TXT
+    reset; tboot's next boot reports it and boots Linux unmeasured."""
+    with tempfile.TemporaryDirectory() as tmp:
+        lst = list_of_mle(tmp, TBOOT_CMDLINE + " loglvl=none")
+        state, _ = tpm_state_with_po(tmp, "--type", "list", "--data",
+                                     os.path.join(tmp, "pol.data"), lst)
+        run = boot_with(need(SINIT, "make out/sinit.bin"), "--grub", "console=ttyS0 panic=-1",
+                        "--tpm-state", state, "--lcp-data", os.path.join(tmp, "pol.data"),
+                        "--reboots", "1")
+    lines = sinit_lines(run)
+    assert run.rc == vtb.POWERED_OFF, run.stderr[-2000:] + "\n" + run.serial[-1500:]
+    assert lines[-1].startswith("sinit: ERROR: LCP index 0x01c10106: ") and \
+        lines[-1].endswith("; ERRORCODE 0xc0020501, TXT reset"), "\n".join(lines)
+    tb = tboot_lines(run)
+    i = tb.index("TXT.ERRORCODE: 0xc0020501")
+    assert tb[i + 1:i + 3] == ["AC module error : acm_type=0x1, progress=0x10, error=0x1",
+                               "LCP2 error:  minor error = 0x2, index = 0"], tb[i:i + 4]
+    assert "measured launch succeeded" not in tb and run.linux_ran()

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The module strings and the grub.cfg with a SINIT ACM (boot.c, iso.c): the ACM last, after
- * the initrd, with no command line, as Debian's 20_linux_tboot lays it out. */
+ * the initrd, with no command line, as Debian's 20_linux_tboot lays it out; LCP data after it. */
 #include "boot.h"
 #include "iso.h"
 #include "unit.h"
@@ -57,5 +57,33 @@ void test_txtboot(void)
     b.kernel = "";
     CHECK(boot_strings(&b, LOADER_QEMU_MB1, &s, err, sizeof(err)) == -1 &&
           !strcmp(err, "an ACM (/o/sinit.bin) needs a kernel: module 0 is always the kernel"),
+          "%s", err);
+
+    /* LCP data: after the ACM, no command line, its own echo; it too needs a kernel */
+    b.kernel = "/k/vmlinuz";
+    b.initrd = "/o/initrd.img";
+    b.lcp_data = "/t/list.data";
+    CHECK(boot_files(&b, paths) == 5 && !strcmp(paths[3], b.acm) && !strcmp(paths[4], b.lcp_data),
+          "lcp files");
+    CHECK(boot_strings(&b, LOADER_QEMU_MB1, &s, err, sizeof(err)) == 0 && s.acm && s.lcp_data &&
+          s.nmods == 4, "qemu lcp: %s", err);
+    arg = boot_qemu_initrd_arg(&s);
+    CHECK(!strcmp(arg, "vmlinuz console=ttyS0,initrd.img,sinit.bin,list.data"), "%s", arg);
+    free(arg);
+    boot_strings_free(&s);
+    CHECK(boot_strings(&b, LOADER_GRUB_MB2, &s, err, sizeof(err)) == 0, "grub lcp: %s", err);
+    cfg = iso_grub_cfg(&b, &s, false);
+    CHECK(strstr(cfg, "\techo\t'Loading sinit sinit.bin ...'\n"
+                      "\tmodule2 /sinit.bin\n"
+                      "\techo\t'Loading launch control policy data list.data ...'\n"
+                      "\tmodule2 /list.data\n"
+                      "}\n") != NULL, "lcp grub.cfg:\n%s", cfg);
+    free(cfg);
+    boot_strings_free(&s);
+    b.kernel = "";
+    b.acm = NULL;
+    b.initrd = NULL;
+    CHECK(boot_strings(&b, LOADER_QEMU_MB1, &s, err, sizeof(err)) == -1 &&
+          !strcmp(err, "LCP data (/t/list.data) needs a kernel: module 0 is always the kernel"),
           "%s", err);
 }

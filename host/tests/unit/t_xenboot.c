@@ -12,7 +12,7 @@ void test_xenboot(void)
 {
     struct boot b = { "/o/vtboot.gz", "/k/vmlinuz", "/o/initrd.img", "logging=serial,memory",
                       "console=hvc0 panic=-1", NULL, "/boot/xen-4.17-amd64.gz",
-                      "console=com1 com1=115200,8n1  dom0_mem=512M", NULL };
+                      "console=com1 com1=115200,8n1  dom0_mem=512M", NULL, NULL };
     const char *paths[1 + BOOT_MODS_MAX];
     struct boot_strings s;
     char err[256];

@@ -285,7 +285,7 @@ static void test_boot(void)
 {
     struct boot b = { "/x/out/vtboot.gz", "/y/bzImage", "/z/initrd.img",
                       "logging=serial,memory  loglvl=all", "console=ttyS0 a=\"b c\" d\\e", NULL,
-                      NULL, NULL, NULL };
+                      NULL, NULL, NULL, NULL };
     struct boot_strings s;
     char err[256];
     char *w;
