@@ -80,9 +80,9 @@ static void usage(FILE *f)
 "  --sinit-key K       with --txt: the PEM key (RSA-2048) whose hash the chipset holds as\n"
 "                      PUBLIC.KEY, the one the SINIT must be signed with (vtboot-acm; the\n"
 "                      platform checks the ACM against it, never the ACM against itself)\n"
-"  --reboots N         with --txt: QEMU carries out N guest resets (a TXT reset after a failed\n"
-"                      launch, and tboot's next boot reports it); the next one ends the run\n"
-"                      as without (exit 2); default 0\n"
+"  --reboot            with --txt: a guest reset restarts the machine in the same QEMU (a TXT\n"
+"                      reset after a failed launch, and tboot's next boot reports it); the run\n"
+"                      ends at power off, a crash or the timeout (without: a reset ends it)\n"
 "  --qemu F            with --txt: the TXT QEMU (default $VTBOOT_QEMU_TXT if set, else\n"
 "                      out/bin/qemu-system-x86_64-txt, built by make)\n"
 "  --tpm-fault SPEC    the TPM answers a command with an error instead of running it\n"
@@ -150,7 +150,7 @@ enum {
     O_MAKE_ISO, O_SMP, O_MEMORY, O_MACHINE, O_TPM_STATE, O_NO_TPM, O_NO_DRTM, O_TIMEOUT,
     O_SERIAL_LOG, O_KEEP_TEMP, O_PRINT_MODULES, O_PRINT_CMDLINE, O_POLICY, O_PROVISION_ONLY,
     O_PCR_BANKS, O_QMP, O_GDB, O_TPM_FAULT, O_GRUB_PRELUDE, O_DISK, O_XEN, O_XEN_CMDLINE,
-    O_CPU, O_TXT, O_TBOOT, O_TBOOT_CMDLINE, O_SINIT, O_SINIT_KEY, O_LCP_DATA, O_QEMU, O_REBOOTS,
+    O_CPU, O_TXT, O_TBOOT, O_TBOOT_CMDLINE, O_SINIT, O_SINIT_KEY, O_LCP_DATA, O_QEMU, O_REBOOT,
 };
 #define O_ATTEST 1024           /* + ATTEST_OPT_*: --attest and its options (attestrun.h) */
 
@@ -205,7 +205,7 @@ int opts_parse(struct opts *o, int argc, char **argv)
         { "sinit", required_argument, NULL, O_SINIT },
         { "sinit-key", required_argument, NULL, O_SINIT_KEY },
         { "lcp-data", required_argument, NULL, O_LCP_DATA },
-        { "reboots", required_argument, NULL, O_REBOOTS },
+        { "reboot", no_argument, NULL, O_REBOOT },
         { "qemu", required_argument, NULL, O_QEMU },
         { "smp", required_argument, NULL, O_SMP },
         { "memory", required_argument, NULL, O_MEMORY },
@@ -297,10 +297,7 @@ int opts_parse(struct opts *o, int argc, char **argv)
             }
             *(c == O_SINIT ? &o->sinit : c == O_SINIT_KEY ? &o->sinit_key : &o->lcp_data) = optarg;
             break;
-        case O_REBOOTS:
-            if (parse_int("--reboots", optarg, 0, 16, &o->reboots) != 0)
-                return -1;
-            break;
+        case O_REBOOT: o->reboot = true; break;
         case O_QEMU:
             if (!*optarg) {
                 log_err("--qemu: expected a QEMU binary");
@@ -399,8 +396,8 @@ int opts_parse(struct opts *o, int argc, char **argv)
     o->extra = argv + optind;
     o->nextra = argc - optind;
     if (!o->txt && (o->tboot || o->tboot_cmdline || o->qemu_bin || o->sinit || o->sinit_key ||
-                    o->lcp_data || o->reboots)) {
-        log_err("--tboot, --tboot-cmdline, --sinit, --sinit-key, --lcp-data, --reboots and "
+                    o->lcp_data || o->reboot)) {
+        log_err("--tboot, --tboot-cmdline, --sinit, --sinit-key, --lcp-data, --reboot and "
                 "--qemu go with --txt (the TXT platform)");
         return -1;
     }

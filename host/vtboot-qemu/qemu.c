@@ -35,8 +35,8 @@ void qemu_argv(struct strv *a, const struct qemu_cfg *c)
     strv_addf(a, "%d", c->smp);
     strv_add(a, "-display");
     strv_add(a, "none");
-    /* a reset (or triple fault) ends QEMU with SHUTDOWN reason guest-reset; with --reboots the
-     * launcher switches to that (QMP set-action) once the guest used them up */
+    /* a reset (or triple fault) ends QEMU with SHUTDOWN reason guest-reset; with --reboot it
+     * restarts the machine */
     strv_add(a, "-action");
     strv_add(a, c->reboot ? "reboot=reset" : "reboot=shutdown");
     strv_add(a, "-action");

@@ -203,7 +203,7 @@ def test_tboot_refuses_an_acm_for_another_chipset():
 def test_a_sinit_the_cpu_refuses_is_a_txt_reset_that_tboot_reports(how, code):
     """tboot takes any module whose lists match (it checks no signature); GETSEC[SENTER] then
     refuses it before it runs (TXT-SHUTDOWN, processor error 7, AUTH_FAIL) and resets the
-    platform. With --reboots 1, tboot's next boot reports it and boots Linux unmeasured."""
+    platform. With --reboot, tboot's next boot reports it and boots Linux unmeasured."""
     with tempfile.TemporaryDirectory() as tmp:
         bad = os.path.join(tmp, "sinit-bad.bin")
         args = [a if a != "OTHER" else os.path.join(os.path.dirname(PROJECT_KEY),
@@ -211,7 +211,7 @@ def test_a_sinit_the_cpu_refuses_is_a_txt_reset_that_tboot_reports(how, code):
         subprocess.run([need(ACM_TOOL, "make out/bin/vtboot-acm"), "break",
                         need(SINIT, "make out/sinit.bin"), *args, "--key", PROJECT_KEY,
                         "-o", bad], check=True, capture_output=True)
-        run = boot_with(bad, "--grub", CMDLINE, "--reboots", "1")
+        run = boot_with(bad, "--grub", CMDLINE, "--reboot")
     lines = tboot_lines(run)
     assert run.rc == vtb.POWERED_OFF, run.stderr[-2000:] + "\n" + run.serial[-1500:]
     assert not [l for l in run.serial.splitlines() if l.startswith("sinit: ")]
@@ -225,7 +225,7 @@ def test_a_sinit_the_cpu_refuses_is_a_txt_reset_that_tboot_reports(how, code):
 
 
 @pytest.mark.parametrize("args,err", [
-    (["--sinit", ECHO], "--tboot, --tboot-cmdline, --sinit, --sinit-key, --lcp-data, --reboots and --qemu go with --txt "
+    (["--sinit", ECHO], "--tboot, --tboot-cmdline, --sinit, --sinit-key, --lcp-data, --reboot and --qemu go with --txt "
                         "(the TXT platform)"),
     (["--txt", "--sinit", ECHO], "--sinit needs --sinit-key K: the key whose hash the chipset "
                                  "holds as PUBLIC.KEY (vtboot-acm key-hash K)"),
