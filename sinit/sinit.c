@@ -41,8 +41,9 @@
 #define MAX_DRHDS 8u
 #define LCP_NV_MAX 1024u
 #define E820_MAX 4096u
-/* the records measure_drtm writes: the Spec ID event, 7 events of at most 4 banks (SHA-512)
- * and 256 bytes of data (the key's modulus) each */
+/* room for the records measure_drtm writes: the Spec ID event and 7 events of at most 4 banks
+ * (280 bytes each without data) and their data (the largest a PO policy, 102 bytes): about
+ * 2.3 KiB */
 #define EVTLOG_MIN_SIZE 4096u
 
 static uint8_t acm_digest[SHA256_DIGEST_SIZE];
