@@ -143,8 +143,7 @@ static int hash_page(void *p, uint64_t phys, uint32_t len)
     const void *page = phys_map(phys, len);
     if (!page)
         return -1;
-    for (unsigned b = 0; b < h->n; b++)
-        hash_update(&h->ctx[b], page, len);
+    hash_update_multi(h->ctx, h->n, page, len);
     return 0;
 }
 
