@@ -55,7 +55,7 @@ $(GUEST_TOOL_OBJDIR)/vtboot-hostpage: guest/tools/vtboot-hostpage.c host/lib/hos
 	$(CC) -std=gnu11 -O2 -static -Wall -Wextra -Werror -Ihost/lib -Isrc -o $@ guest/tools/vtboot-hostpage.c host/lib/hostpage.c
 
 GUEST_INPUTS := guest/mkinitrd.sh guest/init guest/guest.mk $(GUEST_TOOLS) \
-	$(wildcard /bin/busybox /usr/sbin/txt-stat /lib/x86_64-linux-gnu/libc.so.6 /lib64/ld-linux-x86-64.so.2)
+	$(wildcard /bin/busybox /usr/sbin/txt-stat /usr/sbin/txt-acminfo /lib/x86_64-linux-gnu/libc.so.6 /lib64/ld-linux-x86-64.so.2)
 
 $(OUT)/initrd.img: $(GUEST_INPUTS) $(GUEST_LIBC_TOOLS)
 	@GUEST_TOOLS="$(GUEST_TOOLS)" GUEST_DYN_TOOLS="$(GUEST_LIBC_TOOLS)" guest/mkinitrd.sh $@

@@ -3,16 +3,17 @@
 #
 # Contents: busybox-static with every applet as a symlink, guest/init as /init, vtboot's guest tools
 # (GUEST_TOOLS, static binaries into /usr/bin; GUEST_DYN_TOOLS, dynamic ones with their
-# libraries, e.g. vtboot-attest), and Debian's
-# /usr/sbin/txt-stat (package tboot) with the shared libraries and dynamic loader that ldd reports, at
-# their own paths. Owners are 0:0, mtimes are fixed (SOURCE_DATE_EPOCH, default 0), the file order is
-# sorted and gzip stores no name or time, so the same inputs give the same bytes.
+# libraries, e.g. vtboot-attest), and Debian's /usr/sbin/txt-stat and txt-acminfo (package
+# tboot) with the shared libraries and dynamic loader that ldd reports, at their own paths.
+# Owners are 0:0, mtimes are fixed (SOURCE_DATE_EPOCH, default 0), the file order is sorted and
+# gzip stores no name or time, so the same inputs give the same bytes.
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:?usage: guest/mkinitrd.sh OUTPUT}
 busybox=${BUSYBOX:-/bin/busybox}
 txtstat=${TXT_STAT:-/usr/sbin/txt-stat}
+txtacminfo=${TXT_ACMINFO:-/usr/sbin/txt-acminfo}
 epoch=${SOURCE_DATE_EPOCH:-0}
 
 die() { echo "guest: ERROR: $*" >&2; exit 1; }
@@ -22,6 +23,7 @@ if ldd "$busybox" >/dev/null 2>&1 && ! ldd "$busybox" 2>&1 | grep -q 'not a dyna
     die "$busybox is dynamically linked; install busybox-static"
 fi
 [ -x "$txtstat" ] || die "$txtstat missing (apt-get install tboot)"
+[ -x "$txtacminfo" ] || die "$txtacminfo missing (apt-get install tboot)"
 
 mkdir -p "$(dirname "$out")"
 tmp=$(mktemp -d "$out.tmp.XXXXXX")
@@ -67,9 +69,11 @@ copy_libs() {
     [ "$interp_ok" = 1 ] || die "ldd did not report the dynamic loader of $1"
 }
 
-# txt-stat and what it links against.
+# txt-stat and txt-acminfo, and what they link against.
 install -m 755 "$txtstat" "$r/usr/sbin/txt-stat"
 copy_libs "$txtstat"
+install -m 755 "$txtacminfo" "$r/usr/sbin/txt-acminfo"
+copy_libs "$txtacminfo"
 
 # vtboot's dynamically linked tools (GUEST_DYN_TOOLS="path ...", into /usr/bin without their
 # debug information) and their libraries.
@@ -96,6 +100,7 @@ find "$r" -exec touch -h -d "@$epoch" {} +
 gzip -dc "$tmp/initrd.img" | cpio -it --quiet > "$tmp/list"
 grep -qx init "$tmp/list" || die "built archive has no /init"
 grep -qx usr/sbin/txt-stat "$tmp/list" || die "built archive has no txt-stat"
+grep -qx usr/sbin/txt-acminfo "$tmp/list" || die "built archive has no txt-acminfo"
 for tool in ${GUEST_DYN_TOOLS:-}; do
     grep -qx "usr/bin/$(basename "$tool")" "$tmp/list" || die "built archive has no $(basename "$tool")"
 done

@@ -8,12 +8,14 @@
 # linux-image-amd64 depend on now (`apt-cache depends`, from apt's own lists), at that
 # package's candidate version; VTBOOT_DIST_KERNEL=PACKAGE=VERSION pins another one instead.
 # The package is fetched with `apt-get download` (verified by apt against the signed lists),
-# only its /boot is unpacked (dpkg-deb --fsys-tarfile: the 400 MB of modules are not written)
-# and it is never installed. Its config must have the TPM TIS driver, the 8250 serial console
-# and Intel TXT (tboot) support built in: the demo's initramfs loads no modules.
+# only its /boot and msr.ko are unpacked (dpkg-deb --fsys-tarfile: the 400 MB of modules are not
+# written) and it is never installed. Its config must have the TPM TIS driver, the 8250 serial
+# console and Intel TXT (tboot) support built in: the demo's initramfs loads no modules. msr.ko
+# (the /dev/cpu/N/msr driver, a module in Debian's config) is for the TXT tests, whose guest
+# runs Debian's txt-acminfo: it reads IA32_PLATFORM_ID there.
 #
-# Cache: $VTBOOT_CACHE/dist-kernel/PACKAGE_VERSION/ (vmlinuz-ABI, config-ABI): a new version in
-# the lists is a new directory, an old one is used again without the network.
+# Cache: $VTBOOT_CACHE/dist-kernel/PACKAGE_VERSION/ (vmlinuz-ABI, config-ABI, msr.ko): a new
+# version in the lists is a new directory, an old one is used again without the network.
 # Offline: a cached version that the lists name needs nothing; if the lists name none apt knows
 # (no lists, and `apt-get update` failed) or its download fails, the newest version already in
 # the cache is used, with a warning; with an empty cache it fails and says what it needs.
@@ -57,11 +59,13 @@ resolve() {
 newest_cached() {
     best=""
     for d in "$cache"/linux-image-*_*; do
-        [ -f "$d/.done" ] || continue
+        complete "$d" || continue
         if [ -z "$best" ] || dpkg --compare-versions "${d##*_}" gt "${best##*_}"; then best=$d; fi
     done
     echo "$best"
 }
+
+complete() { [ -f "$1/.done" ] && [ -f "$1/msr.ko" ]; }   # an older cache had no msr.ko
 
 use() { # use DIR: print what is asked for and exit
     if [ "$print_package" = 1 ]; then
@@ -87,11 +91,11 @@ if ! resolve; then
 fi
 
 dir="$cache/${pkg}_$ver"
-[ -f "$dir/.done" ] && use "$dir"
+complete "$dir" && use "$dir"
 
 mkdir -p "$cache"
 cache_lock "$cache" dist-kernel
-[ -f "$dir/.done" ] && use "$dir"
+complete "$dir" && use "$dir"
 
 tmp=$(mktemp -d "$cache/.fetch.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
@@ -109,17 +113,21 @@ if ! (cd "$tmp" && apt-get download -q=2 $sandbox "$pkg=$ver" >&2); then
 fi
 deb=$(ls "$tmp"/*.deb)
 mkdir "$tmp/x"
-dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$tmp/x" --wildcards './boot/*' ||
-    die "cannot unpack /boot of $deb"
 abi=${pkg#linux-image-}
+msr="./lib/modules/$abi/kernel/arch/x86/kernel/msr.ko"
+dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$tmp/x" --wildcards './boot/*' "$msr" ||
+    die "cannot unpack /boot and msr.ko of $deb"
+
 vmlinuz="$tmp/x/boot/vmlinuz-$abi"
 config="$tmp/x/boot/config-$abi"
 { [ -f "$vmlinuz" ] && [ -f "$config" ]; } || die "$pkg has no /boot/vmlinuz-$abi and config-$abi"
-for opt in CONFIG_TCG_TIS=y CONFIG_SERIAL_8250_CONSOLE=y CONFIG_INTEL_TXT=y CONFIG_RD_GZIP=y; do
-    grep -qx "$opt" "$config" || die "$pkg's config lacks $opt (the demo needs it built in)"
+for opt in CONFIG_TCG_TIS=y CONFIG_SERIAL_8250_CONSOLE=y CONFIG_INTEL_TXT=y CONFIG_RD_GZIP=y \
+           CONFIG_X86_MSR=m CONFIG_MODULE_COMPRESS_NONE=y; do
+    grep -qx "$opt" "$config" || die "$pkg's config lacks $opt (the demo and the TXT tests need it)"
 done
 mkdir "$tmp/done"
 mv "$vmlinuz" "$config" "$tmp/done/"
+mv "$tmp/x/$msr" "$tmp/done/msr.ko"
 touch "$tmp/done/.done"
 rm -rf "$dir"
 mv "$tmp/done" "$dir"

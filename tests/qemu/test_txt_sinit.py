@@ -52,12 +52,20 @@ def boot_with(acm, loader, cmdline=CMDLINE, *more):
 LOADERS = ["--grub", "--grub-mb1"]
 
 
+def acminfo_initrd(directory, acm):
+    """The test initrd with what the guest's txt-acminfo action needs: the kernel's msr.ko and
+    the ACM file at /boot/sinit.bin (where Debian's tboot package wants a SINIT)."""
+    return vtb.initrd_with(directory, {"/lib/modules/msr.ko": vtb.debian_generic_msr_module(),
+                                       "/boot/sinit.bin": acm})
+
+
 @pytest.fixture(scope="module", params=LOADERS,
                 ids=lambda loader: "debian-mb1" if loader == "--grub-mb1" else "debian-mb2")
-def launch(request):
-    cmdline = CMDLINE + " vtboot.guest=txt-evlog"
-    run = boot_with(need(SINIT, "make out/sinit.bin"), request.param, cmdline)
-    run.loader, run.cmdline = request.param, cmdline
+def launch(request, tmp_path_factory):
+    cmdline = CMDLINE + " vtboot.guest=txt-evlog,txt-acminfo"
+    initrd = acminfo_initrd(str(tmp_path_factory.mktemp("initrd")), need(SINIT, "make out/sinit.bin"))
+    run = boot_with(SINIT, request.param, cmdline, "--initrd", initrd)
+    run.loader, run.cmdline, run.initrd = request.param, cmdline, initrd
     return run
 
 
@@ -119,6 +127,36 @@ def test_our_sinit_launches_tboot_into_linux(launch):
     assert "\t secrets flag set: TRUE" in stat, "\n".join(stat)
 
 
+def host_acminfo(acm, guest_path):
+    """Debian's txt-acminfo on this machine: the file's part (no /dev/mem access here), its
+    first line naming the file as the guest has it."""
+    out = subprocess.run(["txt-acminfo", acm], capture_output=True, text=True).stdout
+    lines = out.splitlines()
+    assert lines[0] == f"AC module header dump for {acm}:" and \
+        lines[-1] == "ERROR: cannot open /dev/mem", out[-500:]
+    return [f"AC module header dump for {guest_path}:"] + lines[1:-1]
+
+
+def test_txt_acminfo_in_the_guest_says_our_acm_matches_the_platform(launch):
+    """Debian's txt-acminfo in the launched guest: the file read as on the host, then its lists
+    against the platform's registers (DIDVID, VER.FSBIF), IA32_PLATFORM_ID (msr.ko) and CPUID."""
+    info = launch.values("txt-acminfo")
+    assert launch.guest.get("action-txt-acminfo-rc") == "0", "\n".join(info)
+    file_part = host_acminfo(SINIT, "/boot/sinit.bin")
+    assert info[:len(file_part)] == file_part, "\n".join(info)
+    assert info[len(file_part):] == [
+        "chipset production fused: 1",
+        "chipset ids: vendor: 0x8086, device: 0xb00f, revision: 0x1",
+        "processor family/model/stepping: 0x60fb1",
+        "platform id: 0x4000000000000",
+        "\t 1 ACM chipset id entries:",
+        "\t     vendor: 0x8086, device: 0xb00f, flags: 0x0, revision: 0x1, extended: 0x0",
+        "\t 1 ACM processor id entries:",
+        "\t     fms: 0x60fb0, fms_mask: 0xfff3ff0, platform_id: 0x4000000000000, "
+        "platform_mask: 0x1c000000000000",
+        "ACM matches platform"], "\n".join(info[len(file_part):])
+
+
 def test_poweroff_goes_through_tboots_sexit(launch):
     # Linux's power off calls tboot's shutdown entry: PCRs capped, SECRETS cleared, the private
     # space closed, GETSEC[SEXIT] (patch 0007), then S5 through the PM1 registers
@@ -145,8 +183,7 @@ def prediction(run, *more):
     p = subprocess.run([need(PCR_TOOL, "make out/bin/vtboot-pcr"), "predict", "--sinit", SINIT,
                         "--vtboot", "/boot/tboot.gz", "--vtboot-cmdline", TBOOT_CMDLINE,
                         "--kernel", vtb.debian_generic_kernel(), "--cmdline", kernel_str,
-                        "--initrd", os.path.join(vtb.OUT, "initrd.img"),
-                        "--initrd-cmdline", initrd_str, *more], check=True, capture_output=True,
+                        "--initrd", run.initrd, "--initrd-cmdline", initrd_str, *more], check=True, capture_output=True,
                        text=True)
     want = {}
     for line in p.stdout.splitlines():
@@ -185,7 +222,9 @@ def test_tboot_refuses_an_acm_for_another_chipset():
         subprocess.run([need(ACM_TOOL, "make out/bin/vtboot-acm"), "break",
                         need(SINIT, "make out/sinit.bin"), "--chipset", "8086:b00e", "--key",
                         PROJECT_KEY, "-o", other], check=True, capture_output=True)
-        run = boot_with(other, "--grub")
+        run = boot_with(other, "--grub", CMDLINE + " vtboot.guest=txt-acminfo",
+                        "--initrd", acminfo_initrd(tmp, other))
+        file_part = host_acminfo(other, "/boot/sinit.bin")
     lines = tboot_lines(run)
     assert run.rc == vtb.POWERED_OFF, run.stderr[-2000:] + "\n" + run.serial[-1500:]
     i = lines.index("\t     vendor: 0x8086, device: 0xb00e, flags: 0x0, revision: 0x1, extended: 0x0")
@@ -194,6 +233,18 @@ def test_tboot_refuses_an_acm_for_another_chipset():
     assert "no SINIT AC module found" in lines
     assert "SINIT ACM not provided." in lines
     assert run.linux_ran()
+    # Debian's txt-acminfo in the (unmeasured) guest comes to the same verdict
+    info = run.values("txt-acminfo")
+    assert info[:len(file_part)] == file_part, "\n".join(info)
+    assert info[len(file_part):] == [
+        "chipset production fused: 1",
+        "chipset ids: vendor: 0x8086, device: 0xb00f, revision: 0x1",
+        "processor family/model/stepping: 0x60fb1",
+        "platform id: 0x4000000000000",
+        "\t 1 ACM chipset id entries:",
+        "\t     vendor: 0x8086, device: 0xb00e, flags: 0x0, revision: 0x1, extended: 0x0",
+        "\t chipset id mismatch",
+        "ACM does not match platform"], "\n".join(info[len(file_part):])
 
 
 @pytest.mark.parametrize("how,code", [

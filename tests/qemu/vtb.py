@@ -594,6 +594,40 @@ def padded_initrd(directory, pad):
     return path, len(data)
 
 
+def newc_archive(entries):
+    """A newc cpio archive (what the kernel's initramfs unpacker reads) of entries, a list of
+    (path, bytes or None for a directory), owners 0:0, mtime 0, with its trailer."""
+    out = bytearray()
+    for ino, (path, data) in enumerate(list(entries) + [("TRAILER!!!", b"")], start=1):
+        mode = 0o040755 if data is None else 0o100644
+        body = b"" if data is None else data
+        name = path.encode() + b"\0"
+        fields = (ino, mode, 0, 0, 2 if data is None else 1, 0, len(body), 0, 0, 0, 0, len(name), 0)
+        out += b"070701" + b"".join(b"%08x" % f for f in fields) + name
+        out += bytes(-len(out) % 4) + body + bytes(-len(body) % 4)
+    return bytes(out)
+
+
+def initrd_with(directory, files):
+    """The test initrd's archive, uncompressed, followed by a second archive with files
+    ({path in the guest: host path}, their directories made), written into directory: how the
+    kernel's own initramfs takes more files (one archive after another). Returns its path."""
+    dirs, entries = set(), []
+    for guest_path, host_path in sorted(files.items()):
+        parts = guest_path.strip("/").split("/")
+        for i in range(1, len(parts)):
+            d = "/".join(parts[:i])
+            if d not in dirs:
+                dirs.add(d)
+                entries.append((d, None))
+        with open(host_path, "rb") as f:
+            entries.append(("/".join(parts), f.read()))
+    path = os.path.join(directory, "initrd-more.img")
+    with open(path, "wb") as f:
+        f.write(image_bytes(os.path.join(OUT, "initrd.img")) + newc_archive(entries))
+    return path
+
+
 @dataclass
 class Timing:
     """vtboot's line before a jump into a kernel or the S3 sleep (src/drivers/timer.c
@@ -676,3 +710,9 @@ def debian_generic_kernel():
     with open(config) as f:
         assert "CONFIG_XEN_DOM0=y\n" in f.read(), f"{config}: no Xen dom0 support"
     return vmlinuz
+
+
+def debian_generic_msr_module():
+    """msr.ko of debian_generic_kernel()'s package (fetched with it): the /dev/cpu/N/msr driver,
+    a module in Debian's config, which Debian's txt-acminfo needs."""
+    return os.path.join(os.path.dirname(debian_generic_kernel()), "msr.ko")
