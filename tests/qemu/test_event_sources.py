@@ -167,13 +167,16 @@ def refused(run, elf, source):
     assert f"ERROR: NO DYNAMIC LAUNCH: the host refused: {lines[0]}" in vl, vl
     assert not run.has_vtboot_line(r"^dynamic launch confirmed")
     assert "BADLOAD: PWNED" not in run.serial
-    # no launch: PCR 17 as the guest or badload read it is the unlaunched all-ones
-    if run.linux_ran():
-        for bank in ("sha1", "sha256"):
-            assert run.guest[f"pcr-{bank}-17"] == ALL_FF[bank]
-    for l in run.serial.splitlines():
-        if l.startswith("BADLOAD: PCR 17 sha256 "):
-            assert l.rsplit(" ", 1)[1] == ALL_FF["sha256"], l
+    # no launch: PCR 17 as the guest or badload read it is the unlaunched all-ones. Which of
+    # them reads it depends on when an INIT armed on the RTC alarm (the host's clock) lands in
+    # the unmeasured boot: it can cut Linux short before Linux reprograms the I/O APIC, and then
+    # badload's code reads PCR 17 and powers off instead of the guest's /init
+    reported = [(bank, run.guest[f"pcr-{bank}-17"]) for bank in ("sha1", "sha256")
+                if f"pcr-{bank}-17" in run.guest]
+    reported += [("sha256", l.rsplit(" ", 1)[1]) for l in run.serial.splitlines()
+                 if l.startswith("BADLOAD: PCR 17 sha256 ")]
+    assert reported, "neither the guest nor badload's code reported PCR 17: " + run.serial[-3000:]
+    assert all(value == ALL_FF[bank] for bank, value in reported), reported
     return lines[0]
 
 
