@@ -86,7 +86,7 @@ def test_s3_tamper_is_detected():
     where = {}
 
     def flip_kernel_text(gdb):
-        addr = 0x1000000 + 0x2000        # the non-relocatable kernel's text, 16 MiB up
+        addr = 0x1000000 + 0x2000        # the kernel's text, at its pref_address 16 MiB up
         byte = gdb.read_phys(addr, 1)
         gdb.write_phys(addr, bytes([byte[0] ^ 0xff]))
         where["addr"] = addr

@@ -68,11 +68,8 @@ def tboot_lines(run):
     return [l[len("TBOOT: "):] for l in run.serial.splitlines() if l.startswith("TBOOT: ")]
 
 
-# Debian's own 6.1 kernel through GRUB's multiboot2 (what 20_linux_tboot writes) and multiboot1.
-# Not the project's out/bzImage: it is not relocatable, so tboot 1.10.5 copies it to its
-# code32_start 0x100000, then says "Error: kernel cmdline not available" and jumps to 0 (the guest
-# resets; measured on the chipset build with --cpu Nehalem, mb2) [inferred: the copy overwrote
-# GRUB's multiboot information below 0x2bb400]
+# Debian's own 6.1 kernel through GRUB's multiboot2 (what 20_linux_tboot writes) and multiboot1
+# (the project's kernel through tboot: test_txt_sinit.py).
 @pytest.fixture(scope="module", params=["--grub", "--grub-mb1"],
                 ids=lambda loader: "debian-mb1" if loader == "--grub-mb1" else "debian-mb2")
 def run(request):

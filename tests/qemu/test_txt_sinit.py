@@ -3,7 +3,8 @@
 
 The ACM is out/sinit.bin (sinit/, laid out and signed by vtboot-acm with the project key),
 loaded as the entry's last module the way Debian's 20_linux_tboot loads /boot/*sinit*, through
-GRUB's multiboot2 and multiboot1 paths, with Debian's own 6.1 kernel. tboot's
+GRUB's multiboot2 and multiboot1 paths, with Debian's own 6.1 kernel, and with the project's
+patched kernel (out/bzImage) through multiboot2. tboot's
 does_acmod_match_platform() compares its lists with our chipset and CPU, GETSEC[SENTER] (patch
 0006) authenticates it and measures it into PCR 17, the SINIT does its work (docs/txt-platform.md
 3.4: heap, MTRRs, PMRs, the MLE's measurement, the launch control policy, PCRs 17/18 and the
@@ -21,6 +22,7 @@ import tempfile
 import pytest
 
 import vtb
+from test_kernel_patches import securityfs
 from test_txt_launch import MEMORY_MB, SINIT_BASE, boot_txt, tboot_lines
 
 ACM_TOOL = os.path.join(vtb.OUT, "bin", "vtboot-acm")
@@ -43,13 +45,20 @@ def need(path, how):
     return path
 
 
-def boot_with(acm, loader, cmdline=CMDLINE, *more):
-    return boot_txt("--txt", loader, "--kernel", vtb.debian_generic_kernel(), "--memory",
+def boot_with(acm, loader, cmdline=CMDLINE, *more, kernel=None):
+    return boot_txt("--txt", loader, "--kernel", kernel or vtb.debian_generic_kernel(), "--memory",
                     str(MEMORY_MB), "--cmdline", cmdline, "--sinit", acm,
                     "--sinit-key", need(PROJECT_KEY, "`make` makes it"), *more)
 
 
-LOADERS = ["--grub", "--grub-mb1"]
+# (loader, kernel): Debian's kernel through GRUB's multiboot2 and multiboot1 paths; the
+# project's patched kernel (out/bzImage) through multiboot2
+LAUNCHES = [("--grub", "debian"), ("--grub-mb1", "debian"), ("--grub", "project")]
+
+
+def kernel_file(which):
+    return vtb.debian_generic_kernel() if which == "debian" else \
+        need(os.path.join(vtb.OUT, "bzImage"), "make out/bzImage")
 
 
 def acminfo_initrd(directory, acm):
@@ -59,13 +68,18 @@ def acminfo_initrd(directory, acm):
                                        "/boot/sinit.bin": acm})
 
 
-@pytest.fixture(scope="module", params=LOADERS,
-                ids=lambda loader: "debian-mb1" if loader == "--grub-mb1" else "debian-mb2")
+@pytest.fixture(scope="module", params=LAUNCHES,
+                ids=lambda p: f"{p[1]}-{'mb1' if p[0] == '--grub-mb1' else 'mb2'}")
 def launch(request, tmp_path_factory):
-    cmdline = CMDLINE + " vtboot.guest=txt-evlog,txt-acminfo"
+    loader, which = request.param
+    # the project's kernel also shows what its series (patch 0009) says of the launch
+    actions = "txt-evlog,txt-acminfo" + (",securityfs" if which == "project" else "")
+    # (the action fails without the directory: Debian's kernel reports only its absence)
+    cmdline = f"{CMDLINE} vtboot.guest={actions}"
     initrd = acminfo_initrd(str(tmp_path_factory.mktemp("initrd")), need(SINIT, "make out/sinit.bin"))
-    run = boot_with(SINIT, request.param, cmdline, "--initrd", initrd)
-    run.loader, run.cmdline, run.initrd = request.param, cmdline, initrd
+    kernel = kernel_file(which)
+    run = boot_with(SINIT, loader, cmdline, "--initrd", initrd, kernel=kernel)
+    run.loader, run.cmdline, run.initrd, run.kernel, run.which = loader, cmdline, initrd, kernel, which
     return run
 
 
@@ -127,6 +141,38 @@ def test_our_sinit_launches_tboot_into_linux(launch):
     assert "\t secrets flag set: TRUE" in stat, "\n".join(stat)
 
 
+def test_the_kernel_takes_tboots_shared_page(launch):
+    """Both kernels find tboot's shared page; the project's series (patch 0001) checks it and
+    says what it holds, and patch 0009 shows it in securityfs with the launch's state: the
+    values tboot printed when it built the page, its memory log as the log file. Debian's kernel
+    has no such view."""
+    if launch.which == "debian":
+        assert launch.guest["securityfs-tboot"] == "absent"
+        return
+    sp = vtb.parse_shared_page(bytes.fromhex(launch.guest["shared-page-hex"]))
+    lines = tboot_lines(launch)
+    assert [f"\t shutdown_entry: {sp.shutdown_entry:#010x}",
+            f"\t tboot_base: {sp.tboot_base:#010x}"] == \
+        [l for l in lines if l.startswith(("\t shutdown_entry: ", "\t tboot_base: "))]
+    # the MLE tboot measured begins at its base
+    assert f"\t &_mle_start={sp.tboot_base:#x}" in lines
+    assert f"tboot: version 6, log_addr 0x00060000, shutdown_entry {sp.shutdown_entry:#010x}, " \
+           f"tboot [mem {sp.tboot_base:#010x}-{sp.tboot_base + sp.tboot_size - 1:#010x}]" \
+        in launch.serial
+    assert launch.guest["securityfs-tboot"] == "present"
+    assert launch.guest.get("action-securityfs-rc") == "0"
+    text, binary = securityfs(launch)
+    assert {k: v for k, v in text.items() if k != "log"} == {
+        "version": ["6"], "log_addr": ["0x00060000"],
+        "shutdown_entry": [f"{sp.shutdown_entry:#010x}"], "tboot_base": [f"{sp.tboot_base:#010x}"],
+        "tboot_size": [f"{sp.tboot_size:#010x}"], "num_in_wfs": ["0"], "measured": ["1"]}
+    # tboot's memory log: what it printed on the serial port, from its banner on
+    assert text["log"][:2] == ["TBOOT: *********************** TBOOT ***********************",
+                               "TBOOT:    2022-03-04 12:00 +0100 1.10.5"]
+    assert "TBOOT: measured launch succeeded" in text["log"]
+    assert binary == {}      # no event_log file: that is vtboot's (tboot's log is in the heap)
+
+
 def host_acminfo(acm, guest_path):
     """Debian's txt-acminfo on this machine: the file's part (no /dev/mem access here), its
     first line naming the file as the guest has it."""
@@ -179,10 +225,10 @@ def guest_pcrs(run):
 def prediction(run, *more):
     """vtboot-pcr predict --sinit for this run's files and strings: {(pcr, bank): hex}."""
     kernel_str, initrd_str, *_ = vtb.module_strings(
-        "--txt", run.loader, "--kernel", vtb.debian_generic_kernel(), "--cmdline", run.cmdline)
+        "--txt", run.loader, "--kernel", run.kernel, "--cmdline", run.cmdline)
     p = subprocess.run([need(PCR_TOOL, "make out/bin/vtboot-pcr"), "predict", "--sinit", SINIT,
                         "--vtboot", "/boot/tboot.gz", "--vtboot-cmdline", TBOOT_CMDLINE,
-                        "--kernel", vtb.debian_generic_kernel(), "--cmdline", kernel_str,
+                        "--kernel", run.kernel, "--cmdline", kernel_str,
                         "--initrd", run.initrd, "--initrd-cmdline", initrd_str, *more], check=True, capture_output=True,
                        text=True)
     want = {}
