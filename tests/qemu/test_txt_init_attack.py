@@ -1,0 +1,136 @@
+# SPDX-License-Identifier: MIT
+"""The paravirtual launch's INIT attack (issue 19's `pciinit`, tests/qemu/test_event_sources.py)
+against Debian's unmodified tboot on the emulated TXT platform (issue 20), launched by our SINIT
+into the project's kernel.
+
+The attacker controls everything before the launch; here the host plays it, through the gdbstub
+(physical memory, PCI configuration through q35's ECAM window) and the monitor (CMOS), while
+tboot runs unmeasured: QEMU's edu device gets bus mastering and MSI in INIT mode to APIC 0, and
+the warm-reset vector (CMOS shutdown code 0x0A, 40:67) points at a stub of the attacker's that
+prints on COM1 and powers off. edu raises its interrupt once tboot reports the measured launch.
+An INIT of the BSP in the measured environment resets the platform (qemu/patches 0012; with
+SECRETS set the reset scrubs memory, 0011), so the stub never runs with the launch's PCRs: the
+machine starts again, tboot launches anew and Linux reports PCRs equal to the prediction. The
+control raises the interrupt before the launch: there the INIT takes the CPU through the
+warm-reset vector into the stub, which shows that the arming reaches the CPU."""
+import os
+import struct
+
+import vtb
+from test_txt_launch import MEMORY_MB
+from test_txt_sinit import CMDLINE, PROJECT_KEY, SINIT, need, prediction
+
+ECAM = 0xB0000000                       # q35's MMCONFIG window (the MCFG table)
+EDU_ID = 0x11E81234                     # device 0x11e8, vendor 0x1234
+MSI_INIT_DATA = 0x0500                  # delivery mode INIT (101b), vector 0
+MSI_ADDRESS_APIC0 = 0xFEE00000
+STUB = 0x7000                           # the attacker's real-mode stub, below 1 MiB
+STUB_LINE = b"\r\nSTUB: PWNED: the attacker's code runs\r\n"
+TBOOT_STARTED = "TBOOT: *********************** TBOOT ***********************"   # twice a boot
+GRUB_BOOTS = "Booting `GNU/Linux, with vtboot and Linux'"                        # once a boot
+LAUNCHED = "TBOOT: measured launch succeeded"
+
+
+def stub_code():
+    """16-bit code: every byte of STUB_LINE out to COM1, then S5 through q35's PM1a_CNT
+    (SeaBIOS puts the PM base at 0x600; SLP_TYP 0 is QEMU's S5), as badload powers off."""
+    code = bytes([0xBA, 0xF8, 0x03])                        # mov dx, 0x3f8
+    for c in STUB_LINE:
+        code += bytes([0xB0, c, 0xEE])                       # mov al, c; out dx, al
+    code += bytes([0xBA, 0x04, 0x06, 0xB8, 0x00, 0x20, 0xEF])  # mov dx, 0x604; mov ax, 0x2000; out dx, ax
+    return code + bytes([0xF4, 0xEB, 0xFD])                 # hlt; jmp hlt
+
+
+def cfg(dev, off):
+    return ECAM + (dev << 15) + off
+
+
+def find_edu(gdb):
+    for dev in range(32):
+        if struct.unpack("<I", gdb.read_phys(cfg(dev, 0), 4))[0] == EDU_ID:
+            return dev
+    raise AssertionError("no edu on bus 0 (-device edu)")
+
+
+def msi_cap(gdb, dev):
+    at = gdb.read_phys(cfg(dev, 0x34), 1)[0]
+    while at:
+        cap_id, nxt = gdb.read_phys(cfg(dev, at), 2)
+        if cap_id == 0x05:
+            return at
+        at = nxt
+    raise AssertionError("edu has no MSI capability")
+
+
+def arm(gdb):
+    """What the attacker's loader leaves armed; returns edu's BAR 0."""
+    dev = find_edu(gdb)
+    cap = msi_cap(gdb, dev)
+    control = struct.unpack("<H", gdb.read_phys(cfg(dev, cap + 2), 2))[0]
+    assert control & 0x80, "edu's MSI has no 64-bit address"
+    gdb.write_phys(cfg(dev, cap + 4), struct.pack("<IIH", MSI_ADDRESS_APIC0, 0, MSI_INIT_DATA))
+    gdb.write_phys(cfg(dev, cap + 2), struct.pack("<H", control | 1))
+    command = struct.unpack("<H", gdb.read_phys(cfg(dev, 4), 2))[0]
+    gdb.write_phys(cfg(dev, 4), struct.pack("<H", command | 0x6))     # memory, bus master
+    gdb.write_phys(STUB, stub_code())
+    gdb.write_phys(0x467, struct.pack("<HH", STUB, 0))                 # 40:67 = 0000:7000
+    gdb.monitor("o /b 0x70 0x0f")
+    gdb.monitor("o /b 0x71 0x0a")                                      # jump via 40:67
+    bar0 = struct.unpack("<I", gdb.read_phys(cfg(dev, 0x10), 4))[0] & ~0xF
+    assert bar0, "edu's BAR 0 is not assigned"
+    return bar0
+
+
+def raise_edu_interrupt(gdb, bar0):
+    gdb.write_phys(bar0 + 0x60, struct.pack("<I", 1))                  # edu: raise interrupt
+
+
+def boot(before_launch):
+    """The project's kernel through GRUB and tboot with our SINIT, edu armed as tboot starts;
+    edu's interrupt raised then (before_launch) or when tboot reports the launch. Returns the
+    finished run."""
+    kernel = need(os.path.join(vtb.OUT, "bzImage"), "make out/bzImage")
+    running = vtb.Running("--txt", "--grub", "--kernel", kernel, "--memory", str(MEMORY_MB),
+                          "--cmdline", CMDLINE, "--sinit", need(SINIT, "make out/sinit.bin"),
+                          "--sinit-key", need(PROJECT_KEY, "`make` makes it"), "--reboot",
+                          "--", "-device", "edu", timeout=300)
+    if not running.wait_serial(TBOOT_STARTED, 240):
+        raise TimeoutError(running.abandon("tboot did not start"))
+    with vtb.Gdb(running.gdb_path) as gdb:
+        bar0 = arm(gdb)
+        assert gdb.read_phys(STUB, len(stub_code())) == stub_code()
+        if before_launch:
+            raise_edu_interrupt(gdb, bar0)
+    if not before_launch:
+        if not running.wait_serial(LAUNCHED, 240):
+            raise TimeoutError(running.abandon("tboot did not report the launch"))
+        with vtb.Gdb(running.gdb_path) as gdb:
+            # the stub is still there: what keeps it from running is the platform
+            assert gdb.read_phys(STUB, len(stub_code())) == stub_code()
+            raise_edu_interrupt(gdb, bar0)
+    run = running.finish()
+    run.loader, run.cmdline, run.kernel = "--grub", CMDLINE, kernel
+    run.initrd = os.path.join(vtb.OUT, "initrd.img")
+    return run
+
+
+def test_an_init_after_tboots_launch_resets_the_platform():
+    run = boot(before_launch=False)
+    assert run.rc == vtb.POWERED_OFF, run.stderr[-2000:] + "\n" + run.serial[-1500:]
+    assert "STUB: PWNED" not in run.serial
+    # the INIT reset the platform: tboot started and launched again, and this time Linux
+    # reached /init once, with PCRs 17 and 18 of a clean launch
+    lines = run.serial.splitlines()
+    assert len([l for l in lines if GRUB_BOOTS in l]) == 2, run.serial[-3000:]
+    assert lines.count(LAUNCHED) == 2
+    assert lines.count("VTBOOT-GUEST: begin") == 1
+    assert {(p, bank): run.guest.get(f"pcr-{bank}-{p}") for p in (17, 18)
+            for bank in ("sha1", "sha256")} == prediction(run)
+
+
+def test_control_an_init_before_the_launch_runs_the_attackers_stub():
+    run = boot(before_launch=True)
+    assert run.rc == vtb.POWERED_OFF, run.stderr[-2000:] + "\n" + run.serial[-1500:]
+    assert "STUB: PWNED: the attacker's code runs" in run.serial, run.serial[-3000:]
+    assert LAUNCHED not in run.serial.splitlines()
+    assert not run.linux_ran()
