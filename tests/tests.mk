@@ -43,9 +43,10 @@ test: deps
 	@$(MAKE) --no-print-directory qemu-test
 
 # what the QEMU tests boot besides `build` (each fragment adds its own); the 20 slowest tests
-# are listed at the end, where the suite's time goes (issue 21)
+# are listed at the end, where the suite's time goes (issue 21). --dist loadgroup: the tests of
+# one module-scoped boot go to one worker, which boots it once (tests/qemu/conftest.py)
 qemu-test: qemu-test-build
-	$(PYTEST) -n $(QEMU_TEST_JOBS) --durations=20 tests/qemu $(if $(QEMU_TESTS),-k "$(QEMU_TESTS)")
+	$(PYTEST) -n $(QEMU_TEST_JOBS) --dist loadgroup --durations=20 tests/qemu $(if $(QEMU_TESTS),-k "$(QEMU_TESTS)")
 
 # `make soak`: S3 with CPU 1 offline and online before every suspend, SOAK_CYCLES cycles on each
 # of GRUB multiboot2, multiboot1 and -kernel (one boot each, side by side), for hangs that show

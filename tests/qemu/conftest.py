@@ -1,6 +1,9 @@
 # SPDX-License-Identifier: MIT
 import os
+import re
 import sys
+
+import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
 
@@ -11,6 +14,20 @@ def pytest_configure(config):
         "run first, so that the suite does not end with one worker running one alone")
 
 
+@pytest.hookimpl(tryfirst=True)      # before pytest-xdist reads the groups (--dist loadgroup)
 def pytest_collection_modifyitems(items):
     # pytest-xdist hands tests to its workers in this order; the sort is stable
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+    # Tests that share a module-scoped fixture (one boot checked by many tests) run on one
+    # worker, which boots it once: handed out one by one, they made every worker boot it
+    for item in items:
+        for name in item.fixturenames:
+            defs = item._fixtureinfo.name2fixturedefs.get(name)
+            if defs and defs[-1].scope == "module":
+                callspec = getattr(item, "callspec", None)
+                param = callspec.params.get(name, "") if callspec is not None else ""
+                group = f"{item.module.__name__}.{name}"
+                if param != "":
+                    group += "." + re.sub(r"[^\w.]+", "-", str(param)).strip("-")
+                item.add_marker(pytest.mark.xdist_group(group))
+                break
