@@ -80,9 +80,10 @@ exit 100
 """
 
 
-def offline_fetch(tmp_path, cached):
+def offline_fetch(tmp_path, cached, without_msr=()):
     """fetch-dist-kernel.sh with apt's lists naming linux-image-6.1.0-99-amd64 6.1.999-1 and
-    every download failing, on a cache holding the finished directories `cached`."""
+    every download failing, on a cache holding the finished directories `cached`; those also in
+    `without_msr` are as an older fetch left them, without msr.ko."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     for name, text in (("apt-cache", FAKE_APT_CACHE), ("apt-get", FAKE_APT_GET)):
@@ -94,6 +95,8 @@ def offline_fetch(tmp_path, cached):
         (cache / "dist-kernel" / d).mkdir(parents=True)
         (cache / "dist-kernel" / d / f"vmlinuz-{abi}").write_bytes(b"kernel")
         (cache / "dist-kernel" / d / ".done").write_bytes(b"")
+        if d not in without_msr:
+            (cache / "dist-kernel" / d / "msr.ko").write_bytes(b"module")
     env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "VTBOOT_CACHE": str(cache)}
     env.pop("VTBOOT_DIST_KERNEL", None)
     p = subprocess.run([os.path.join(SCRIPTS, "fetch-dist-kernel.sh")], env=env,
@@ -108,8 +111,11 @@ def test_offline_the_cached_version_needs_no_download(tmp_path):
 
 
 def test_offline_the_newest_cached_kernel_instead(tmp_path):
+    # the newest one of all has no msr.ko (an older fetch): not complete, not used
     p, cache = offline_fetch(tmp_path, ["linux-image-6.1.0-9-amd64_6.1.27-1",
-                                        "linux-image-6.1.0-50-amd64_6.1.170-1"])
+                                        "linux-image-6.1.0-50-amd64_6.1.170-1",
+                                        "linux-image-6.1.0-60-amd64_6.1.180-1"],
+                             without_msr=["linux-image-6.1.0-60-amd64_6.1.180-1"])
     assert p.returncode == 0, p.stderr
     assert p.stdout == f"{cache}/linux-image-6.1.0-50-amd64_6.1.170-1/vmlinuz-6.1.0-50-amd64\n"
     assert p.stderr.splitlines() == [

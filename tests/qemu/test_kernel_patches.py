@@ -298,7 +298,8 @@ def test_waking_vector_from_x_facs(kernel):
     def patch_fadt(dbg):
         facs["addr"] = kpatch.move_facs_to_x_facs(dbg)
 
-    stop = kpatch.Stopped(kernel, types={1}, before=[(0x100000, patch_fadt)])
+    # at vtboot's jump into Linux
+    stop = kpatch.Stopped(kernel, types={1}, before=[(vtb.elf_symbols()["linux_enter"], patch_fadt)])
     vector, run = stop.go(kpatch.wakeup_vector)
     check_tboot_poweroff(run)
     if kernel == "patched":

@@ -398,7 +398,7 @@ def test_tampered_resume_through_grub_powers_off():
     """The GRUB path's halt after a failed check ends the VM (it used to hang: the RSDP copy in
     .bss was gone, and with it the power-off)."""
     def change(i, gdb, qmp):
-        flip(gdb, 0x1000000 + 0x2000)            # the kernel's text
+        flip(gdb, vtb.kernel_in_memory(gdb, os.path.join(vtb.OUT, "bzImage")) + 0x2000)
 
     run = sleep_cycles(["--grub"], "vtboot.guest=s3 vtboot.s3=1", change, timeout=300)
     halted_with(run, r"memory integrity FAILED: MAC region \d+ \(0x[0-9a-f]+\+0x[0-9a-f]+\) "

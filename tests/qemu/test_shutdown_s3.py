@@ -3,6 +3,7 @@
 launch (PCRs capped), a CPU taken offline parks in vtboot, and S3 keeps the kernel's memory
 under a MAC whose key is sealed to the launched PCRs."""
 
+import os
 import re
 import tempfile
 
@@ -86,7 +87,7 @@ def test_s3_tamper_is_detected():
     where = {}
 
     def flip_kernel_text(gdb):
-        addr = 0x1000000 + 0x2000        # the kernel's text, at its pref_address 16 MiB up
+        addr = vtb.kernel_in_memory(gdb, os.path.join(vtb.OUT, "bzImage")) + 0x2000   # its text
         byte = gdb.read_phys(addr, 1)
         gdb.write_phys(addr, bytes([byte[0] ^ 0xff]))
         where["addr"] = addr

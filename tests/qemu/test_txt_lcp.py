@@ -83,7 +83,9 @@ def tpm_state_with_po(tmp, *crtpol_args):
 
 
 def predicted(run, pol_path):
-    run.loader = "--grub"
+    # what boot_with booted: Debian's kernel and the test initrd through GRUB's multiboot2
+    run.loader, run.kernel = "--grub", vtb.debian_generic_kernel()
+    run.initrd = os.path.join(vtb.OUT, "initrd.img")
     return prediction(run, "--lcp-policy", pol_path)
 
 

@@ -712,6 +712,34 @@ def debian_generic_kernel():
     return vmlinuz
 
 
+def kernel_text_head(bzimage, n=64):
+    """The first n bytes the kernel runs from (its first loadable segment: startup_64), from the
+    bzImage's gzip payload (CONFIG_KERNEL_GZIP)."""
+    import zlib
+    from io import BytesIO
+    from elftools.elf.elffile import ELFFile
+    with open(bzimage, "rb") as f:
+        data = f.read()
+    pm = (data[0x1F1] + 1) * 512
+    off, length = struct.unpack_from("<II", data, 0x248)
+    assert data[pm + off:pm + off + 2] == b"\x1f\x8b", f"{bzimage}: the payload is not gzip"
+    vmlinux = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(data[pm + off:pm + off + length])
+    elf = ELFFile(BytesIO(vmlinux))
+    seg = next(s for s in elf.iter_segments() if s["p_type"] == "PT_LOAD")
+    return vmlinux[seg["p_offset"]:seg["p_offset"] + n]
+
+
+def kernel_in_memory(gdb, bzimage):
+    """The physical address the (relocatable) kernel runs at: the 2 MiB boundary at or above
+    its pref_address, 16 MiB, where the loader put it (vtboot: the lowest one free of modules),
+    found by its first bytes."""
+    head = kernel_text_head(bzimage)
+    for addr in range(0x1000000, 0x10000000, 0x200000):
+        if gdb.read_phys(addr, len(head)) == head:
+            return addr
+    raise AssertionError(f"{bzimage}'s text is at no 2 MiB boundary from 16 to 256 MiB")
+
+
 def debian_generic_msr_module():
     """msr.ko of debian_generic_kernel()'s package (fetched with it): the /dev/cpu/N/msr driver,
     a module in Debian's config, which Debian's txt-acminfo needs."""
