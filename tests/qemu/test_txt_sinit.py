@@ -35,6 +35,19 @@ PROJECT_KEY = os.path.join(os.environ.get("VTBOOT_CACHE") or
                            "sinit", "project-key.pem")
 CMDLINE = "console=ttyS0 panic=-1"
 TBOOT_CMDLINE = "logging=serial,memory loglvl=all ap_wake_mwait=true"   # vtboot-qemu's default
+# does_acmod_match_platform() as tboot and txt-acminfo print it: the emulated platform (our
+# chipset's DIDVID and FSBIF, the CPU's signature and IA32_PLATFORM_ID), then our ACM's lists
+PLATFORM = [
+    "chipset production fused: 1",
+    "chipset ids: vendor: 0x8086, device: 0xb00f, revision: 0x1",
+    "processor family/model/stepping: 0x60fb1",
+    "platform id: 0x4000000000000"]
+OUR_LISTS = [
+    "\t 1 ACM chipset id entries:",
+    "\t     vendor: 0x8086, device: 0xb00f, flags: 0x0, revision: 0x1, extended: 0x0",
+    "\t 1 ACM processor id entries:",
+    "\t     fms: 0x60fb0, fms_mask: 0xfff3ff0, platform_id: 0x4000000000000, "
+    "platform_mask: 0x1c000000000000"]
 # acm_hdr_t (include/abi/txt.h): date at 20, size (dwords) at 24, seg_sel at 48, entry at 52
 HDR_DATE, HDR_SIZE, HDR_SEG_SEL, HDR_ENTRY = 20, 24, 48, 52
 
@@ -91,17 +104,8 @@ def test_tboot_takes_our_acm_as_the_platforms_sinit(launch):
     assert launch.rc == vtb.POWERED_OFF, launch.stderr[-2000:] + "\n" + launch.serial[-1500:]
     # does_acmod_match_platform(): our chipset and CPU against the ACM's lists
     i = lines.index("checking if module  is an SINIT for this platform...")
-    assert lines[i + 1:i + 10] == [
-        "chipset production fused: 1",
-        "chipset ids: vendor: 0x8086, device: 0xb00f, revision: 0x1",
-        "processor family/model/stepping: 0x60fb1",
-        "platform id: 0x4000000000000",
-        "\t 1 ACM chipset id entries:",
-        "\t     vendor: 0x8086, device: 0xb00f, flags: 0x0, revision: 0x1, extended: 0x0",
-        "\t 1 ACM processor id entries:",
-        "\t     fms: 0x60fb0, fms_mask: 0xfff3ff0, platform_id: 0x4000000000000, "
-        "platform_mask: 0x1c000000000000",
-        "SINIT matches platform"], "\n".join(lines[i:i + 12])
+    assert lines[i + 1:i + 10] == PLATFORM + OUR_LISTS + ["SINIT matches platform"], \
+        "\n".join(lines[i:i + 12])
     # copy_sinit(): the whole file to SINIT.BASE, then the header dump of what it copied
     assert f"copied SINIT (size={len(acm):x}) to {SINIT_BASE:#x}" in lines
     assert u32(HDR_SIZE) * 4 == len(acm)
@@ -190,17 +194,8 @@ def test_txt_acminfo_in_the_guest_says_our_acm_matches_the_platform(launch):
     assert launch.guest.get("action-txt-acminfo-rc") == "0", "\n".join(info)
     file_part = host_acminfo(SINIT, "/boot/sinit.bin")
     assert info[:len(file_part)] == file_part, "\n".join(info)
-    assert info[len(file_part):] == [
-        "chipset production fused: 1",
-        "chipset ids: vendor: 0x8086, device: 0xb00f, revision: 0x1",
-        "processor family/model/stepping: 0x60fb1",
-        "platform id: 0x4000000000000",
-        "\t 1 ACM chipset id entries:",
-        "\t     vendor: 0x8086, device: 0xb00f, flags: 0x0, revision: 0x1, extended: 0x0",
-        "\t 1 ACM processor id entries:",
-        "\t     fms: 0x60fb0, fms_mask: 0xfff3ff0, platform_id: 0x4000000000000, "
-        "platform_mask: 0x1c000000000000",
-        "ACM matches platform"], "\n".join(info[len(file_part):])
+    assert info[len(file_part):] == PLATFORM + OUR_LISTS + ["ACM matches platform"], \
+        "\n".join(info[len(file_part):])
 
 
 def test_poweroff_goes_through_tboots_sexit(launch):
@@ -282,11 +277,7 @@ def test_tboot_refuses_an_acm_for_another_chipset():
     # Debian's txt-acminfo in the (unmeasured) guest comes to the same verdict
     info = run.values("txt-acminfo")
     assert info[:len(file_part)] == file_part, "\n".join(info)
-    assert info[len(file_part):] == [
-        "chipset production fused: 1",
-        "chipset ids: vendor: 0x8086, device: 0xb00f, revision: 0x1",
-        "processor family/model/stepping: 0x60fb1",
-        "platform id: 0x4000000000000",
+    assert info[len(file_part):] == PLATFORM + [
         "\t 1 ACM chipset id entries:",
         "\t     vendor: 0x8086, device: 0xb00e, flags: 0x0, revision: 0x1, extended: 0x0",
         "\t chipset id mismatch",
