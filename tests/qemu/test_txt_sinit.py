@@ -198,18 +198,31 @@ def test_txt_acminfo_in_the_guest_says_our_acm_matches_the_platform(launch):
         "\n".join(info[len(file_part):])
 
 
-def test_poweroff_goes_through_tboots_sexit(launch):
-    # Linux's power off calls tboot's shutdown entry: PCRs capped, SECRETS cleared, the private
-    # space closed, GETSEC[SEXIT] (patch 0007), then S5 through the PM1 registers
-    lines = tboot_lines(launch)
-    assert launch.rc == vtb.POWERED_OFF, launch.stderr[-2000:]
+def txt_shutdown(run, shutdown_type):
+    """Linux's power off or reboot calls tboot's shutdown entry: PCRs capped, SECRETS cleared,
+    the private space closed, GETSEC[SEXIT] (patch 0007), then the shutdown itself."""
+    lines = tboot_lines(run)
     i = lines.index("wait until all APs ready for txt shutdown")
     assert [l for l in lines[i:] if not l.startswith(("IA32_FEATURE", "CPU is", "SMX is",
                                                         "TXT chipset", "\t"))][:8] == [
         "wait until all APs ready for txt shutdown", "cap'ed dynamic PCRs",
         "secrets flag cleared", "memory configuration unlocked", "private config space closed",
         "executing GETSEC[SEXIT]...", "measured environment torn down",
-        "shutdown_system() called for shutdown_type: TB_SHUTDOWN_S5"], "\n".join(lines[i:])
+        f"shutdown_system() called for shutdown_type: {shutdown_type}"], "\n".join(lines[i:])
+
+
+def test_poweroff_goes_through_tboots_sexit(launch):
+    assert launch.rc == vtb.POWERED_OFF, launch.stderr[-2000:]
+    txt_shutdown(launch, "TB_SHUTDOWN_S5")        # then S5 through the PM1 registers
+
+
+def test_reboot_goes_through_tboots_sexit():
+    """The guest's `reboot -f`: Linux calls tboot's shutdown entry, which leaves the measured
+    environment and resets the machine (QEMU, without --reboot, ends on the reset)."""
+    run = boot_with(SINIT, "--grub", CMDLINE + " vtboot.end=reboot", kernel=kernel_file("project"))
+    assert run.rc == vtb.RESET, run.stderr[-2000:] + "\n" + run.serial[-1500:]
+    assert "measured launch succeeded" in tboot_lines(run)
+    txt_shutdown(run, "TB_SHUTDOWN_REBOOT")
 
 
 def guest_pcrs(run):
