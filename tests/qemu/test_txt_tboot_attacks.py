@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
-"""The paravirtual launch's INIT attack (issue 19's `pciinit`, tests/qemu/test_event_sources.py)
-against Debian's unmodified tboot on the emulated TXT platform (issue 20), launched by our SINIT
-into the project's kernel.
+"""Attacks armed before the launch, against Debian's unmodified tboot on the emulated TXT
+platform (issue 20), launched by our SINIT into the project's kernel: the paravirtual launch's
+INIT attack (issue 19's `pciinit`, tests/qemu/test_event_sources.py), and a device's DMA into
+the measured MLE.
 
 The attacker controls everything before the launch; here the host plays it, through the gdbstub
 (physical memory, PCI configuration through q35's ECAM window) and the monitor (CMOS), while
@@ -12,7 +13,13 @@ An INIT of the BSP in the measured environment resets the platform (qemu/patches
 SECRETS set the reset scrubs memory, 0011), so the stub never runs with the launch's PCRs: the
 machine starts again, tboot launches anew and Linux reports PCRs equal to the prediction. The
 control raises the interrupt before the launch: there the INIT takes the CPU through the
-warm-reset vector into the stub, which shows that the arming reaches the CPU."""
+warm-reset vector into the stub, which shows that the arming reaches the CPU.
+
+The DMA: before the launch edu copies 64 bytes of the attacker's into its own buffer; once tboot
+reports the launch it is told to copy them over a page of tboot's measured MLE. The PMRs our
+SINIT set (over all low RAM, as tboot asks in OsSinitData) keep the page as it was, and the
+boot goes on to PCRs equal to the prediction. The control copies them out again before the
+launch, to low RAM: the copy lands (the device and its DMA work)."""
 import os
 import struct
 
@@ -85,6 +92,78 @@ def raise_edu_interrupt(gdb, bar0):
     gdb.write_phys(bar0 + 0x60, struct.pack("<I", 1))                  # edu: raise interrupt
 
 
+# edu's DMA engine (hw/misc/edu.c): source, destination, count, command; its buffer is at
+# 0x40000 in its own address space; the copy runs 100 ms (virtual) after the command
+EDU_DMA_SRC, EDU_DMA_DST, EDU_DMA_CNT, EDU_DMA_CMD = 0x80, 0x88, 0x90, 0x98
+EDU_BUFFER = 0x40000
+DMA_RUN, DMA_TO_RAM = 0x1, 0x2
+PATTERN = bytes((i * 7 + 1) & 0xFF for i in range(64))
+STAGING = 0x7000                        # low RAM the attacker's loader owns before the launch
+
+
+def edu_dma(gdb, bar0, src, dst, cmd):
+    gdb.write_phys(bar0 + EDU_DMA_SRC, struct.pack("<Q", src))
+    gdb.write_phys(bar0 + EDU_DMA_DST, struct.pack("<Q", dst))
+    gdb.write_phys(bar0 + EDU_DMA_CNT, struct.pack("<Q", len(PATTERN)))
+    gdb.write_phys(bar0 + EDU_DMA_CMD, struct.pack("<Q", cmd | DMA_RUN))
+
+
+def edu_dma_done(running, bar0, what, timeout=60):
+    """Waits (the VM running) until edu's command says the copy ran."""
+    import time
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        time.sleep(0.3)
+        with vtb.Gdb(running.gdb_path) as gdb:
+            if not struct.unpack("<I", gdb.read_phys(bar0 + EDU_DMA_CMD, 4))[0] & DMA_RUN:
+                return
+    raise TimeoutError(running.abandon(f"edu's DMA {what} did not run"))
+
+
+def dma_boot(after_launch):
+    """edu takes PATTERN into its buffer before the launch, then copies it over tboot's MLE once
+    tboot reports the launch (after_launch), or to low RAM before it. Returns (the destination's
+    bytes after the copy, the bytes before, the finished run)."""
+    kernel = need(os.path.join(vtb.OUT, "bzImage"), "make out/bzImage")
+    running = vtb.Running("--txt", "--grub", "--kernel", kernel, "--memory", str(MEMORY_MB),
+                          "--cmdline", CMDLINE, "--sinit", need(SINIT, "make out/sinit.bin"),
+                          "--sinit-key", need(PROJECT_KEY, "`make` makes it"),
+                          "--", "-device", "edu", timeout=300)
+    # as GRUB starts the entry (the firmware has given edu its BAR): time for two copies
+    # before tboot runs
+    if not running.wait_serial(GRUB_BOOTS, 240):
+        raise TimeoutError(running.abandon("GRUB did not start the entry"))
+    with vtb.Gdb(running.gdb_path) as gdb:
+        dev = find_edu(gdb)
+        command = struct.unpack("<H", gdb.read_phys(cfg(dev, 4), 2))[0]
+        gdb.write_phys(cfg(dev, 4), struct.pack("<H", command | 0x6))  # memory, bus master
+        bar0 = struct.unpack("<I", gdb.read_phys(cfg(dev, 0x10), 4))[0] & ~0xF
+        gdb.write_phys(STAGING, PATTERN)
+        edu_dma(gdb, bar0, STAGING, EDU_BUFFER, 0)                     # RAM -> edu
+    edu_dma_done(running, bar0, "into its buffer")
+    if after_launch:
+        assert LAUNCHED not in running.serial().splitlines(), "the launch came before the copy"
+        if not running.wait_serial(LAUNCHED, 240):
+            raise TimeoutError(running.abandon("tboot did not report the launch"))
+        mle = int(next(l for l in running.serial().splitlines()
+                       if l.startswith("TBOOT: \t &_mle_start=")).split("=")[1], 16)
+        target = mle + 0x1000                                          # a page of its code
+    else:
+        target = STAGING + 0x100
+    with vtb.Gdb(running.gdb_path) as gdb:
+        before = gdb.read_phys(target, len(PATTERN))
+        edu_dma(gdb, bar0, EDU_BUFFER, target, DMA_TO_RAM)            # edu -> RAM
+    edu_dma_done(running, bar0, "out of its buffer")
+    with vtb.Gdb(running.gdb_path) as gdb:
+        after = gdb.read_phys(target, len(PATTERN))
+    if not after_launch:
+        assert LAUNCHED not in running.serial().splitlines(), "the launch came before the copy"
+    run = running.finish()
+    run.loader, run.cmdline, run.kernel = "--grub", CMDLINE, kernel
+    run.initrd = os.path.join(vtb.OUT, "initrd.img")
+    return after, before, run
+
+
 def boot(before_launch):
     """The project's kernel through GRUB and tboot with our SINIT, edu armed as tboot starts;
     edu's interrupt raised then (before_launch) or when tboot reports the launch. Returns the
@@ -134,3 +213,19 @@ def test_control_an_init_before_the_launch_runs_the_attackers_stub():
     assert "STUB: PWNED: the attacker's code runs" in run.serial, run.serial[-3000:]
     assert LAUNCHED not in run.serial.splitlines()
     assert not run.linux_ran()
+
+
+def test_dma_armed_before_the_launch_cannot_write_tboots_mle():
+    after, before, run = dma_boot(after_launch=True)
+    assert before != PATTERN
+    assert after == before, "edu's copy landed in tboot's measured MLE"
+    assert run.rc == vtb.POWERED_OFF, run.stderr[-2000:] + "\n" + run.serial[-1500:]
+    assert LAUNCHED in run.serial.splitlines()
+    assert {(p, bank): run.guest.get(f"pcr-{bank}-{p}") for p in (17, 18)
+            for bank in ("sha1", "sha256")} == prediction(run)
+
+
+def test_control_dma_before_the_launch_lands():
+    after, before, run = dma_boot(after_launch=False)
+    assert before != PATTERN and after == PATTERN
+    assert run.rc == vtb.POWERED_OFF, run.stderr[-2000:] + "\n" + run.serial[-1500:]
