@@ -323,6 +323,11 @@ def test_a_sinit_the_cpu_refuses_is_a_txt_reset_that_tboot_reports(how, code):
     assert "TXT_RESET.STS is set and SENTER is disabled (0x01)" in lines[j:]
     assert "measured launch succeeded" not in lines and run.linux_ran()
     assert "\tERRORCODE: " + f"{code:#x}" in run.values("txt-stat")
+    # Debian's txt-parse_err on the host reads the code the same way
+    p = subprocess.run(["txt-parse_err", f"{code:#x}"], check=True, capture_output=True,
+                       text=True)
+    assert [l.strip() for l in p.stdout.splitlines() if l.strip()] == [
+        f"ERRORCODE: {code:#x}", f"processor error {code & 0x3fffffff:#x}"], p.stdout
 
 
 @pytest.mark.parametrize("args,err", [
