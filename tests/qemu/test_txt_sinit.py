@@ -75,8 +75,9 @@ def kernel_file(which):
 
 
 def acminfo_initrd(directory, acm):
-    """The test initrd with what the guest's txt-acminfo action needs: the kernel's msr.ko and
-    the ACM file at /boot/sinit.bin (where Debian's tboot package wants a SINIT)."""
+    """The test initrd with what the guest's txt-acminfo action needs: Debian's kernel's msr.ko
+    (the project's kernel has the driver built in, and /init then loads nothing) and the ACM
+    file at /boot/sinit.bin (where Debian's tboot package wants a SINIT)."""
     return vtb.initrd_with(directory, {"/lib/modules/msr.ko": vtb.debian_generic_msr_module(),
                                        "/boot/sinit.bin": acm})
 
@@ -237,8 +238,8 @@ def prediction(run, *more):
     p = subprocess.run([need(PCR_TOOL, "make out/bin/vtboot-pcr"), "predict", "--sinit", SINIT,
                         "--vtboot", "/boot/tboot.gz", "--vtboot-cmdline", TBOOT_CMDLINE,
                         "--kernel", run.kernel, "--cmdline", kernel_str,
-                        "--initrd", run.initrd, "--initrd-cmdline", initrd_str, *more], check=True, capture_output=True,
-                       text=True)
+                        "--initrd", run.initrd, "--initrd-cmdline", initrd_str, *more],
+                       check=True, capture_output=True, text=True)
     want = {}
     for line in p.stdout.splitlines():
         pcr, rest = line.split(":")

@@ -6,9 +6,9 @@ the measured MLE.
 
 The attacker controls everything before the launch; here the host plays it, through the gdbstub
 (physical memory, PCI configuration through q35's ECAM window) and the monitor (CMOS), while
-tboot runs unmeasured: QEMU's edu device gets bus mastering and MSI in INIT mode to APIC 0, and
-the warm-reset vector (CMOS shutdown code 0x0A, 40:67) points at a stub of the attacker's that
-prints on COM1 and powers off. edu raises its interrupt once tboot reports the measured launch.
+GRUB loads the entry, before tboot runs: QEMU's edu device gets bus mastering and MSI in INIT
+mode to APIC 0, and the warm-reset vector (CMOS shutdown code 0x0A, 40:67) points at a stub of
+the attacker's that prints on COM1 and powers off. edu raises its interrupt once tboot reports the measured launch.
 An INIT of the BSP in the measured environment resets the platform (qemu/patches 0012; with
 SECRETS set the reset scrubs memory, 0011), so the stub never runs with the launch's PCRs: the
 machine starts again, tboot launches anew and Linux reports PCRs equal to the prediction. The
@@ -33,8 +33,7 @@ MSI_INIT_DATA = 0x0500                  # delivery mode INIT (101b), vector 0
 MSI_ADDRESS_APIC0 = 0xFEE00000
 STUB = 0x7000                           # the attacker's real-mode stub, below 1 MiB
 STUB_LINE = b"\r\nSTUB: PWNED: the attacker's code runs\r\n"
-TBOOT_STARTED = "TBOOT: *********************** TBOOT ***********************"   # twice a boot
-GRUB_BOOTS = "Booting `GNU/Linux, with vtboot and Linux'"                        # once a boot
+GRUB_BOOTS = "Booting `GNU/Linux, with vtboot and Linux'"      # once a boot
 LAUNCHED = "TBOOT: measured launch succeeded"
 
 
@@ -69,22 +68,29 @@ def msi_cap(gdb, dev):
     raise AssertionError("edu has no MSI capability")
 
 
+def edu_bus_master(gdb):
+    """edu with memory decoding and bus mastering on, as the attacker's loader leaves it;
+    returns its slot and BAR 0 (the firmware assigned it)."""
+    dev = find_edu(gdb)
+    command = struct.unpack("<H", gdb.read_phys(cfg(dev, 4), 2))[0]
+    gdb.write_phys(cfg(dev, 4), struct.pack("<H", command | 0x6))     # memory, bus master
+    bar0 = struct.unpack("<I", gdb.read_phys(cfg(dev, 0x10), 4))[0] & ~0xF
+    assert bar0, "edu's BAR 0 is not assigned"
+    return dev, bar0
+
+
 def arm(gdb):
     """What the attacker's loader leaves armed; returns edu's BAR 0."""
-    dev = find_edu(gdb)
+    dev, bar0 = edu_bus_master(gdb)
     cap = msi_cap(gdb, dev)
     control = struct.unpack("<H", gdb.read_phys(cfg(dev, cap + 2), 2))[0]
     assert control & 0x80, "edu's MSI has no 64-bit address"
     gdb.write_phys(cfg(dev, cap + 4), struct.pack("<IIH", MSI_ADDRESS_APIC0, 0, MSI_INIT_DATA))
     gdb.write_phys(cfg(dev, cap + 2), struct.pack("<H", control | 1))
-    command = struct.unpack("<H", gdb.read_phys(cfg(dev, 4), 2))[0]
-    gdb.write_phys(cfg(dev, 4), struct.pack("<H", command | 0x6))     # memory, bus master
     gdb.write_phys(STUB, stub_code())
     gdb.write_phys(0x467, struct.pack("<HH", STUB, 0))                 # 40:67 = 0000:7000
     gdb.monitor("o /b 0x70 0x0f")
     gdb.monitor("o /b 0x71 0x0a")                                      # jump via 40:67
-    bar0 = struct.unpack("<I", gdb.read_phys(cfg(dev, 0x10), 4))[0] & ~0xF
-    assert bar0, "edu's BAR 0 is not assigned"
     return bar0
 
 
@@ -120,31 +126,47 @@ def edu_dma_done(running, bar0, what, timeout=60):
     raise TimeoutError(running.abandon(f"edu's DMA {what} did not run"))
 
 
+def start(*more):
+    """The project's kernel through GRUB and tboot with our SINIT and an edu, stopped in the
+    gdbstub's hands as GRUB starts the entry: the firmware has given edu its BAR, and GRUB's
+    loading of the entry's files lies between there and tboot (the host's poll may miss the
+    short way from tboot's banner to SENTER). Returns the boot and the kernel."""
+    kernel = need(os.path.join(vtb.OUT, "bzImage"), "make out/bzImage")
+    running = vtb.Running("--txt", "--grub", "--kernel", kernel, "--memory", str(MEMORY_MB),
+                          "--cmdline", CMDLINE, "--sinit", need(SINIT, "make out/sinit.bin"),
+                          "--sinit-key", need(PROJECT_KEY, "`make` makes it"), *more,
+                          "--", "-device", "edu", timeout=300)
+    if not running.wait_serial(GRUB_BOOTS, 240):
+        raise TimeoutError(running.abandon("GRUB did not start the entry"))
+    return running, kernel
+
+
+def wait_for_the_launch(running):
+    if not running.wait_serial(LAUNCHED, 240):
+        raise TimeoutError(running.abandon("tboot did not report the launch"))
+
+
+def finished(running, kernel):
+    """The finished run, with what prediction() needs to know of it."""
+    run = running.finish()
+    run.loader, run.cmdline, run.kernel = "--grub", CMDLINE, kernel
+    run.initrd = os.path.join(vtb.OUT, "initrd.img")
+    return run
+
+
 def dma_boot(after_launch):
     """edu takes PATTERN into its buffer before the launch, then copies it over tboot's MLE once
     tboot reports the launch (after_launch), or to low RAM before it. Returns (the destination's
     bytes after the copy, the bytes before, the finished run)."""
-    kernel = need(os.path.join(vtb.OUT, "bzImage"), "make out/bzImage")
-    running = vtb.Running("--txt", "--grub", "--kernel", kernel, "--memory", str(MEMORY_MB),
-                          "--cmdline", CMDLINE, "--sinit", need(SINIT, "make out/sinit.bin"),
-                          "--sinit-key", need(PROJECT_KEY, "`make` makes it"),
-                          "--", "-device", "edu", timeout=300)
-    # as GRUB starts the entry (the firmware has given edu its BAR): time for two copies
-    # before tboot runs
-    if not running.wait_serial(GRUB_BOOTS, 240):
-        raise TimeoutError(running.abandon("GRUB did not start the entry"))
+    running, kernel = start()
     with vtb.Gdb(running.gdb_path) as gdb:
-        dev = find_edu(gdb)
-        command = struct.unpack("<H", gdb.read_phys(cfg(dev, 4), 2))[0]
-        gdb.write_phys(cfg(dev, 4), struct.pack("<H", command | 0x6))  # memory, bus master
-        bar0 = struct.unpack("<I", gdb.read_phys(cfg(dev, 0x10), 4))[0] & ~0xF
+        _, bar0 = edu_bus_master(gdb)
         gdb.write_phys(STAGING, PATTERN)
         edu_dma(gdb, bar0, STAGING, EDU_BUFFER, 0)                     # RAM -> edu
     edu_dma_done(running, bar0, "into its buffer")
     if after_launch:
         assert LAUNCHED not in running.serial().splitlines(), "the launch came before the copy"
-        if not running.wait_serial(LAUNCHED, 240):
-            raise TimeoutError(running.abandon("tboot did not report the launch"))
+        wait_for_the_launch(running)
         mle = int(next(l for l in running.serial().splitlines()
                        if l.startswith("TBOOT: \t &_mle_start=")).split("=")[1], 16)
         target = mle + 0x1000                                          # a page of its code
@@ -158,26 +180,13 @@ def dma_boot(after_launch):
         after = gdb.read_phys(target, len(PATTERN))
     if not after_launch:
         assert LAUNCHED not in running.serial().splitlines(), "the launch came before the copy"
-    run = running.finish()
-    run.loader, run.cmdline, run.kernel = "--grub", CMDLINE, kernel
-    run.initrd = os.path.join(vtb.OUT, "initrd.img")
-    return after, before, run
+    return after, before, finished(running, kernel)
 
 
 def boot(before_launch):
-    """The project's kernel through GRUB and tboot with our SINIT, edu armed as tboot starts;
-    edu's interrupt raised then (before_launch) or when tboot reports the launch. Returns the
-    finished run."""
-    kernel = need(os.path.join(vtb.OUT, "bzImage"), "make out/bzImage")
-    running = vtb.Running("--txt", "--grub", "--kernel", kernel, "--memory", str(MEMORY_MB),
-                          "--cmdline", CMDLINE, "--sinit", need(SINIT, "make out/sinit.bin"),
-                          "--sinit-key", need(PROJECT_KEY, "`make` makes it"), "--reboot",
-                          "--", "-device", "edu", timeout=300)
-    # the control fires while GRUB loads the entry's files, surely before the launch (tboot's
-    # way to SENTER is shorter than the host's poll); the attack arms while tboot starts
-    started = GRUB_BOOTS if before_launch else TBOOT_STARTED
-    if not running.wait_serial(started, 240):
-        raise TimeoutError(running.abandon(f"no {started!r}"))
+    """edu armed as GRUB starts the entry; its interrupt raised then (before_launch) or when
+    tboot reports the launch. Returns the finished run."""
+    running, kernel = start("--reboot")
     try:
         with vtb.Gdb(running.gdb_path) as gdb:
             bar0 = arm(gdb)
@@ -188,16 +197,12 @@ def boot(before_launch):
         # the control's stub powers the VM off as soon as the gdbstub lets it run
         assert before_launch, "the gdbstub's connection broke"
     if not before_launch:
-        if not running.wait_serial(LAUNCHED, 240):
-            raise TimeoutError(running.abandon("tboot did not report the launch"))
+        wait_for_the_launch(running)
         with vtb.Gdb(running.gdb_path) as gdb:
             # the stub is still there: what keeps it from running is the platform
             assert gdb.read_phys(STUB, len(stub_code())) == stub_code()
             raise_edu_interrupt(gdb, bar0)
-    run = running.finish()
-    run.loader, run.cmdline, run.kernel = "--grub", CMDLINE, kernel
-    run.initrd = os.path.join(vtb.OUT, "initrd.img")
-    return run
+    return finished(running, kernel)
 
 
 def test_an_init_after_tboots_launch_resets_the_platform():

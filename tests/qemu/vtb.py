@@ -713,8 +713,8 @@ def debian_generic_kernel():
 
 
 def kernel_text_head(bzimage, n=64):
-    """The first n bytes the kernel runs from (its first loadable segment: startup_64), from the
-    bzImage's gzip payload (CONFIG_KERNEL_GZIP)."""
+    """The setup header's pref_address and the first n bytes the kernel runs from (its first
+    loadable segment: startup_64), from the bzImage's gzip payload (CONFIG_KERNEL_GZIP)."""
     import zlib
     from io import BytesIO
     from elftools.elf.elffile import ELFFile
@@ -726,18 +726,19 @@ def kernel_text_head(bzimage, n=64):
     vmlinux = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(data[pm + off:pm + off + length])
     elf = ELFFile(BytesIO(vmlinux))
     seg = next(s for s in elf.iter_segments() if s["p_type"] == "PT_LOAD")
-    return vmlinux[seg["p_offset"]:seg["p_offset"] + n]
+    pref_address = struct.unpack_from("<Q", data, 0x258)[0]
+    return pref_address, vmlinux[seg["p_offset"]:seg["p_offset"] + n]
 
 
 def kernel_in_memory(gdb, bzimage):
     """The physical address the (relocatable) kernel runs at: the 2 MiB boundary at or above
-    its pref_address, 16 MiB, where the loader put it (vtboot: the lowest one free of modules),
-    found by its first bytes."""
-    head = kernel_text_head(bzimage)
-    for addr in range(0x1000000, 0x10000000, 0x200000):
+    its pref_address where the loader put it (vtboot: the lowest one free of modules), found by
+    its first bytes within 240 MiB."""
+    pref_address, head = kernel_text_head(bzimage)
+    for addr in range(pref_address, pref_address + 0xF000000, 0x200000):
         if gdb.read_phys(addr, len(head)) == head:
             return addr
-    raise AssertionError(f"{bzimage}'s text is at no 2 MiB boundary from 16 to 256 MiB")
+    raise AssertionError(f"{bzimage}'s text is at no 2 MiB boundary from {pref_address:#x} on")
 
 
 def debian_generic_msr_module():
