@@ -1,9 +1,8 @@
 #!/bin/sh
 # mmdebstrap --customize-hook: the installed system's configuration (a user's VM would have
-# the same from the installer), the test's report unit, the setup boot's init, and the second
-# kernel package for it (scripts/build-disk-image.sh writes the setup boot's init, setup.sh;
-# same version as linux-image-amd64, the PREEMPT_RT flavour: a
-# different kernel with CONFIG_INTEL_TXT=y, which 20_linux_vtboot requires).
+# the same from the installer), the test's report unit, and the directory the setup boot
+# takes the vtboot package from (scripts/build-disk-image.sh writes it and the setup boot's
+# init, setup.sh).
 # Environment: ROOT_UUID, the root file system's UUID.
 set -eu
 root=$1
@@ -16,7 +15,7 @@ echo vtboot-guest > "$root/etc/hostname"
 printf '127.0.0.1\tlocalhost\n127.0.1.1\tvtboot-guest\n' > "$root/etc/hosts"
 chroot "$root" passwd -d root > /dev/null          # a test image: root logs in on ttyS0
 
-version=$(basename "$(ls "$root"/boot/vmlinuz-*-amd64 | head -n 1)" | sed 's/^vmlinuz-//')
+version=$(basename "$(ls "$root"/boot/vmlinuz-*-amd64 | grep -v -e '-rt-amd64$')" | sed 's/^vmlinuz-//')
 # GRUB on the serial console; the vtboot entry of linux-image-amd64's kernel by default
 cat > "$root/etc/default/grub.d/50-vtboot-test-image.cfg" <<EOT
 GRUB_DEFAULT="vtboot>vtboot-$version"
@@ -35,12 +34,3 @@ ln -sf /etc/systemd/system/vtboot-report.service \
 install -m 755 "$here/sleep-hook.sh" "$root/usr/lib/systemd/system-sleep/vtboot-report"
 
 mkdir -p "$root/var/cache/vtboot-image"
-chroot "$root" sh -c "cd /var/cache/vtboot-image && apt-get -q download linux-image-${version%-amd64}-rt-amd64" \
-    2>&1 | grep -v '^W: Download is performed unsandboxed' || true
-deb=$(ls "$root"/var/cache/vtboot-image/linux-image-*-rt-amd64_*.deb)
-# the same package without compression: unpacking its xz data (400 MB, 80% modules) takes
-# minutes under TCG, and the setup boot is what a changed vtboot package costs
-dpkg-deb --raw-extract "$deb" "$root/var/cache/vtboot-image/x"
-rm -f "$deb"
-dpkg-deb --build -Znone "$root/var/cache/vtboot-image/x" "$deb" > /dev/null
-rm -rf "$root/var/cache/vtboot-image/x"

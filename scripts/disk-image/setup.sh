@@ -2,8 +2,8 @@
 # The disk image's one setup boot (scripts/build-disk-image.sh boots the image's own kernel and
 # initrd with init=/usr/local/sbin/vtboot-image-setup): what a user does in an installed
 # guest, here as PID 1 without systemd. GRUB into the MBR, the vtboot package with dpkg (its
-# postinst runs update-grub), a second kernel package (its postinst hooks run update-grub),
-# the vtboot package removed and installed again; /var/lib/vtboot-image/grub.cfg.<step> keeps
+# postinst runs update-grub: an entry per kernel, the image has two), the vtboot package
+# removed and installed again; /var/lib/vtboot-image/grub.cfg.<step> keeps
 # grub.cfg after each step for tests/qemu/test_disk.py. With vtboot.setup=reinstall on the
 # kernel command line only the vtboot package is installed (over the one the image has).
 # Every line it prints starts with
@@ -69,11 +69,6 @@ keep initial
 say "installing the vtboot package"
 run dpkg -i "$debs"/vtboot_*.deb || fail "dpkg -i vtboot"
 keep vtboot
-
-second=$(ls "$debs"/linux-image-*.deb)
-say "installing a second kernel package: $(basename "$second")"
-run dpkg -i "$second" || fail "dpkg -i $(basename "$second")"
-keep second-kernel
 
 say "removing the vtboot package"
 run dpkg -r vtboot || fail "dpkg -r vtboot"
