@@ -8,9 +8,10 @@
  * still as signed, applies the R_386_RELATIVE relocations (into ACRAM; the RAM copy and the
  * measurement stay as they were), takes its own stack and enters sinit_main().
  */
+#include "sinit.h"
+
 #define GETSEC_EXITAC 3
 #define R_386_RELATIVE 8
-#define SINIT_STUB_SIZE 16               /* sinit/sinit.h: each exception stub, padded */
 
     .section .sinit_entry, "ax"
     .globl sinit_entry

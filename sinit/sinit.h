@@ -7,13 +7,16 @@
 #ifndef SINIT_SINIT_H
 #define SINIT_SINIT_H
 
+/* entry.S's exception stubs, each padded to this; cpu.c builds the IDT from it */
+#define SINIT_STUB_SIZE 16
+
+#ifndef __ASSEMBLER__
 #include <stdarg.h>
 #include <stdint.h>
 
 #include "txt/mtrr.h"
 
 /* entry.S */
-#define SINIT_STUB_SIZE 16u
 extern const char sinit_exception_stubs[];
 extern const char sinit_bss_start[];          /* sinit.ld: the image's zeros start here */
 __attribute__((noreturn)) void sinit_exitac(uint32_t target, uint32_t ecx);
@@ -44,4 +47,5 @@ int fwcfg_read_file(const char *name, uint8_t *buf, uint32_t cap, uint32_t *len)
 int vtd_set_pmrs(uint64_t drhd, uint64_t lo_base, uint64_t lo_size, uint64_t hi_base,
                  uint64_t hi_size, char *err, unsigned errlen);
 
+#endif /* __ASSEMBLER__ */
 #endif
