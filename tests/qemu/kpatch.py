@@ -95,7 +95,11 @@ class Debugger(Gdb):
 
     def set_rip(self, value):
         """Writes the stopped CPU's instruction pointer (register 16 of the x86-64 layout; QEMU
-        takes its low 4 bytes outside long mode)."""
+        takes its low 4 bytes outside long mode). QEMU's gdbstub takes 'P' only from a client
+        that read its target description on this connection, so that is read first."""
+        if not getattr(self, "_read_target_xml", False):
+            self._check(self._command(b"qXfer:features:read:target.xml:0,ffb"), "target.xml")
+            self._read_target_xml = True
         reply = self._command(b"P10=" + struct.pack("<Q", value).hex().encode())
         if reply != b"OK":
             raise GdbError("cannot write rip: %r" % reply)

@@ -19,10 +19,18 @@ The DMA: before the launch edu copies 64 bytes of the attacker's into its own bu
 reports the launch it is told to copy them over a page of tboot's measured MLE. The PMRs our
 SINIT set (over all low RAM, as tboot asks in OsSinitData) keep the page as it was, and the
 boot goes on to PCRs equal to the prediction. The control copies them out again before the
-launch, to low RAM: the copy lands (the device and its DMA work)."""
+launch, to low RAM: the copy lands (the device and its DMA work).
+
+The same DMA into the kernel tboot measured: the host stops the CPU where tboot hands over to
+Linux (its breakpoint at the kernel's 32-bit entry; tboot has hashed the kernel and copied it
+there), has edu copy its bytes over a page of that kernel while the CPU waits in a loop of the
+host's, then lets Linux start. Blocked by the PMRs: the page is the bzImage's as measured, and
+Linux boots to the predicted PCRs. The control clears PMEN.EPM first (as only the MLE could,
+in the DRHD), and the copy lands in the kernel."""
 import os
 import struct
 
+import kpatch
 import vtb
 from test_txt_launch import MEMORY_MB
 from test_txt_sinit import CMDLINE, PROJECT_KEY, SINIT, need, prediction
@@ -241,3 +249,101 @@ def test_control_dma_before_the_launch_lands():
     after, before, run = dma_boot(after_launch=False)
     assert before != PATTERN and after == PATTERN
     assert run.rc == vtb.POWERED_OFF, run.stderr[-2000:] + "\n" + run.serial[-1500:]
+
+
+# ---- DMA into the kernel tboot measured, at the hand-over to Linux --------------------------
+
+VTD_PMEN = 0xFED90000 + 0x64            # q35's DRHD, its protected memory enable register
+PMEN_EPM = 1 << 31
+LOOP = 0x7200                           # the host's wait loop, in low RAM the kernel does not use
+
+
+def loop_code():
+    """32-bit code: count ECX down from 2^28, then the instruction the host breaks at."""
+    return bytes([0xB9, 0, 0, 0, 0x10, 0x49, 0x75, 0xFD, 0x90])   # mov ecx; dec ecx; jnz; nop
+
+
+def tboots_kernel_address(kernel):
+    """Where tboot 1.10.5 puts a relocatable kernel's protected-mode part: its own image's end
+    (the ELF's one loadable segment, bss included) rounded up to the kernel's alignment."""
+    import gzip
+    from io import BytesIO
+    from elftools.elf.elffile import ELFFile
+    with gzip.open("/boot/tboot.gz") as f:
+        elf = ELFFile(BytesIO(f.read()))
+    end = max(s["p_paddr"] + s["p_memsz"] for s in elf.iter_segments() if s["p_type"] == "PT_LOAD")
+    with open(kernel, "rb") as f:
+        hdr = f.read(0x240)
+    align = struct.unpack_from("<I", hdr, 0x230)[0]
+    assert hdr[0x234], f"{kernel} is not relocatable"
+    return (end + align - 1) // align * align
+
+
+def kernel_dma_boot(pmr_off):
+    """edu takes PATTERN into its buffer before the launch; at Linux's entry (the CPU stopped
+    there) it copies them over the kernel a page past its entry, PMEN.EPM cleared first if
+    pmr_off. Returns (the page's bytes after, before, the bzImage's bytes there, PMEN at the
+    entry, the finished run)."""
+    running, kernel = start()
+    with vtb.Gdb(running.gdb_path) as gdb:
+        _, bar0 = edu_bus_master(gdb)
+        gdb.write_phys(STAGING, PATTERN)
+        edu_dma(gdb, bar0, STAGING, EDU_BUFFER, 0)                     # RAM -> edu
+    edu_dma_done(running, bar0, "into its buffer")
+    entry = tboots_kernel_address(kernel)
+    target = entry + 0x1000
+    with open(kernel, "rb") as f:
+        image = f.read()
+    at = (image[0x1F1] + 1) * 512 + 0x1000                             # the same bytes in the file
+    measured = image[at:at + len(PATTERN)]
+    dbg = kpatch.Debugger(running.gdb_path, timeout=30)
+    try:
+        dbg.break_at(entry)
+        dbg.resume_until_break(240)
+        assert dbg.regs()["rip"] == entry
+        dbg.clear_break(entry)
+        assert LAUNCHED in running.serial().splitlines(), "Linux's entry came before the launch"
+        pmen = struct.unpack("<I", dbg.read_phys(VTD_PMEN, 4))[0]
+        if pmr_off:
+            dbg.write_phys(VTD_PMEN, struct.pack("<I", 0))
+        before = dbg.read_phys(target, len(PATTERN))
+        saved = dbg.read_phys(LOOP, len(loop_code()))
+        dbg.write_phys(LOOP, loop_code())
+        edu_dma(dbg, bar0, EDU_BUFFER, target, DMA_TO_RAM)            # edu -> the kernel
+        done = LOOP + len(loop_code()) - 1
+        dbg.break_at(done)
+        for _ in range(20):                 # edu copies 100 ms (virtual) after the command
+            dbg.set_rip(LOOP)
+            dbg.resume_until_break(120)
+            if not struct.unpack("<I", dbg.read_phys(bar0 + EDU_DMA_CMD, 4))[0] & DMA_RUN:
+                break
+        else:
+            raise AssertionError(running.abandon("edu's DMA into the kernel did not run"))
+        dbg.clear_break(done)
+        after = dbg.read_phys(target, len(PATTERN))
+        dbg.write_phys(LOOP, saved)
+        dbg.set_rip(entry)
+    finally:
+        dbg.close(resume=not pmr_off)
+    if pmr_off:
+        running.proc.terminate()            # a kernel with the attacker's bytes: not booted
+    return after, before, measured, pmen, finished(running, kernel)
+
+
+def test_dma_armed_before_the_launch_cannot_write_the_kernel_tboot_measured():
+    after, before, measured, pmen, run = kernel_dma_boot(pmr_off=False)
+    assert pmen & PMEN_EPM, f"PMEN {pmen:#x} at Linux's entry: the PMRs are off"
+    assert before == measured != PATTERN
+    assert after == before, "edu's copy landed in the kernel tboot measured"
+    assert run.rc == vtb.POWERED_OFF, run.stderr[-2000:] + "\n" + run.serial[-1500:]
+    assert f"TBOOT: Kernel (protected mode) from {tboots_kernel_address(run.kernel):#x}" \
+        in run.serial, "tboot put the kernel elsewhere"
+    assert {(p, bank): run.guest.get(f"pcr-{bank}-{p}") for p in (17, 18)
+            for bank in ("sha1", "sha256")} == prediction(run)
+
+
+def test_control_dma_into_the_kernel_with_the_pmrs_off_lands():
+    after, before, measured, pmen, run = kernel_dma_boot(pmr_off=True)
+    assert pmen & PMEN_EPM
+    assert before == measured != PATTERN and after == PATTERN
+    assert not run.linux_ran()
