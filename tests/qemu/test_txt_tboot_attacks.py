@@ -162,16 +162,23 @@ def finished(running, kernel):
     return run
 
 
-def dma_boot(after_launch):
-    """edu takes PATTERN into its buffer before the launch, then copies it over tboot's MLE once
-    tboot reports the launch (after_launch), or to low RAM before it. Returns (the destination's
-    bytes after the copy, the bytes before, the finished run)."""
+def start_with_edu_loaded():
+    """start(), then edu with bus mastering takes PATTERN into its buffer, as the attacker's
+    loader leaves it. Returns the boot, the kernel and edu's BAR 0."""
     running, kernel = start()
     with vtb.Gdb(running.gdb_path) as gdb:
         _, bar0 = edu_bus_master(gdb)
         gdb.write_phys(STAGING, PATTERN)
         edu_dma(gdb, bar0, STAGING, EDU_BUFFER, 0)                     # RAM -> edu
     edu_dma_done(running, bar0, "into its buffer")
+    return running, kernel, bar0
+
+
+def dma_boot(after_launch):
+    """edu takes PATTERN into its buffer before the launch, then copies it over tboot's MLE once
+    tboot reports the launch (after_launch), or to low RAM before it. Returns (the destination's
+    bytes after the copy, the bytes before, the finished run)."""
+    running, kernel, bar0 = start_with_edu_loaded()
     if after_launch:
         assert LAUNCHED not in running.serial().splitlines(), "the launch came before the copy"
         wait_for_the_launch(running)
@@ -284,12 +291,7 @@ def kernel_dma_boot(pmr_off):
     there) it copies them over the kernel a page past its entry, PMEN.EPM cleared first if
     pmr_off. Returns (the page's bytes after, before, the bzImage's bytes there, PMEN at the
     entry, the finished run)."""
-    running, kernel = start()
-    with vtb.Gdb(running.gdb_path) as gdb:
-        _, bar0 = edu_bus_master(gdb)
-        gdb.write_phys(STAGING, PATTERN)
-        edu_dma(gdb, bar0, STAGING, EDU_BUFFER, 0)                     # RAM -> edu
-    edu_dma_done(running, bar0, "into its buffer")
+    running, kernel, bar0 = start_with_edu_loaded()
     entry = tboots_kernel_address(kernel)
     target = entry + 0x1000
     with open(kernel, "rb") as f:
