@@ -65,6 +65,8 @@ def shared_page_addr():
 class Debugger(Gdb):
     """qemuctl.Gdb plus breakpoints: break_at(addr), resume_until_break(), regs()."""
 
+    _target_xml_read = False            # on this connection (set_rip)
+
     def break_at(self, addr):
         if self._command(b"Z0,%x,1" % addr) != b"OK":
             raise GdbError("cannot set a breakpoint at 0x%x" % addr)
@@ -97,9 +99,9 @@ class Debugger(Gdb):
         """Writes the stopped CPU's instruction pointer (register 16 of the x86-64 layout; QEMU
         takes its low 4 bytes outside long mode). QEMU's gdbstub takes 'P' only from a client
         that read its target description on this connection, so that is read first."""
-        if not getattr(self, "_read_target_xml", False):
+        if not self._target_xml_read:
             self._check(self._command(b"qXfer:features:read:target.xml:0,ffb"), "target.xml")
-            self._read_target_xml = True
+            self._target_xml_read = True
         reply = self._command(b"P10=" + struct.pack("<Q", value).hex().encode())
         if reply != b"OK":
             raise GdbError("cannot write rip: %r" % reply)

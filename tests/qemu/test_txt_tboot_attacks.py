@@ -270,19 +270,18 @@ def loop_code():
     return bytes([0xB9, 0, 0, 0, 0x10, 0x49, 0x75, 0xFD, 0x90])   # mov ecx; dec ecx; jnz; nop
 
 
-def tboots_kernel_address(kernel):
-    """Where tboot 1.10.5 puts a relocatable kernel's protected-mode part: its own image's end
-    (the ELF's one loadable segment, bss included) rounded up to the kernel's alignment."""
+def tboots_kernel_address(image):
+    """Where tboot 1.10.5 puts a relocatable kernel (the bzImage's bytes) in protected mode: its
+    own image's end (the ELF's one loadable segment, bss included) rounded up to the kernel's
+    alignment."""
     import gzip
     from io import BytesIO
     from elftools.elf.elffile import ELFFile
     with gzip.open("/boot/tboot.gz") as f:
         elf = ELFFile(BytesIO(f.read()))
     end = max(s["p_paddr"] + s["p_memsz"] for s in elf.iter_segments() if s["p_type"] == "PT_LOAD")
-    with open(kernel, "rb") as f:
-        hdr = f.read(0x240)
-    align = struct.unpack_from("<I", hdr, 0x230)[0]
-    assert hdr[0x234], f"{kernel} is not relocatable"
+    align = struct.unpack_from("<I", image, 0x230)[0]
+    assert image[0x234], "the kernel is not relocatable"
     return (end + align - 1) // align * align
 
 
@@ -292,11 +291,11 @@ def kernel_dma_boot(pmr_off):
     pmr_off. Returns (the page's bytes after, before, the bzImage's bytes there, PMEN at the
     entry, the finished run)."""
     running, kernel, bar0 = start_with_edu_loaded()
-    entry = tboots_kernel_address(kernel)
-    target = entry + 0x1000
     with open(kernel, "rb") as f:
         image = f.read()
-    at = (image[0x1F1] + 1) * 512 + 0x1000                             # the same bytes in the file
+    entry = tboots_kernel_address(image)
+    target = entry + 0x1000
+    at = vtb.bzimage_protected_mode(image) + 0x1000                    # the same bytes in the file
     measured = image[at:at + len(PATTERN)]
     dbg = kpatch.Debugger(running.gdb_path, timeout=30)
     try:
@@ -329,7 +328,10 @@ def kernel_dma_boot(pmr_off):
         dbg.close(resume=not pmr_off)
     if pmr_off:
         running.proc.terminate()            # a kernel with the attacker's bytes: not booted
-    return after, before, measured, pmen, finished(running, kernel)
+    run = finished(running, kernel)
+    assert f"TBOOT: Kernel (protected mode) from {entry:#x}" in run.serial, \
+        "tboot put the kernel elsewhere"
+    return after, before, measured, pmen, run
 
 
 def test_dma_armed_before_the_launch_cannot_write_the_kernel_tboot_measured():
@@ -338,8 +340,6 @@ def test_dma_armed_before_the_launch_cannot_write_the_kernel_tboot_measured():
     assert before == measured != PATTERN
     assert after == before, "edu's copy landed in the kernel tboot measured"
     assert run.rc == vtb.POWERED_OFF, run.stderr[-2000:] + "\n" + run.serial[-1500:]
-    assert f"TBOOT: Kernel (protected mode) from {tboots_kernel_address(run.kernel):#x}" \
-        in run.serial, "tboot put the kernel elsewhere"
     assert {(p, bank): run.guest.get(f"pcr-{bank}-{p}") for p in (17, 18)
             for bank in ("sha1", "sha256")} == prediction(run)
 

@@ -712,6 +712,12 @@ def debian_generic_kernel():
     return vmlinuz
 
 
+def bzimage_protected_mode(data):
+    """Where a bzImage's protected-mode part starts in the file: after the boot sector and
+    setup_sects sectors of setup (boot protocol; every kernel built here sets setup_sects)."""
+    return (data[0x1F1] + 1) * 512
+
+
 def kernel_text_head(bzimage, n=64):
     """The setup header's pref_address and the first n bytes the kernel runs from (its first
     loadable segment: startup_64), from the bzImage's gzip payload (CONFIG_KERNEL_GZIP)."""
@@ -720,7 +726,7 @@ def kernel_text_head(bzimage, n=64):
     from elftools.elf.elffile import ELFFile
     with open(bzimage, "rb") as f:
         data = f.read()
-    pm = (data[0x1F1] + 1) * 512
+    pm = bzimage_protected_mode(data)
     off, length = struct.unpack_from("<II", data, 0x248)
     assert data[pm + off:pm + off + 2] == b"\x1f\x8b", f"{bzimage}: the payload is not gzip"
     vmlinux = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(data[pm + off:pm + off + length])
