@@ -3,7 +3,8 @@
  * src/txt/mtrr.c on arbitrary MTRR settings (whoever runs before SENTER writes them): an
  * accepted setting has MTRRs on, fixed ranges off, default UC, and every enabled variable
  * MTRR of this CPU UC or WB with its WB range inside the SINIT region, and the region's first
- * and last pages write-back.
+ * and last pages write-back. A mask with no address bit above 35 spans 36 bits (tboot 1.10.5
+ * writes such masks whatever the CPU's width; the SINIT reads them so).
  *
  * Input: the struct txt_mtrrs fields in order (cap, def_type, 16 bases, 16 masks, u8 width),
  * then u32 SINIT base, u32 SINIT size; missing bytes are zero.
@@ -13,12 +14,13 @@
 #include "lib/bytes.h"
 #include "txt/mtrr.h"
 
+/* the SDM's match: (address & PhysMask) == (PhysBase & PhysMask) */
 static bool wb_at(const struct txt_mtrrs *m, uint64_t a)
 {
     uint64_t am = ((1ull << m->phys_bits) - 1) & ~0xfffull;
     for (unsigned i = 0; i < (m->cap & 0xff); i++)
         if ((m->mask[i] & (1u << 11)) && (m->base[i] & 0xff) == 6 &&
-            (a & m->mask[i] & am) == (m->base[i] & am))
+            (a & m->mask[i] & am) == (m->base[i] & m->mask[i] & am))
             return true;
     return false;
 }
@@ -51,7 +53,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t n)
         unsigned type = m.base[i] & 0xff;
         FUZZ_ASSERT(type == 0 || type == 6, "MTRR %u type %u accepted", i, type);
         if (type == 6) {
-            uint64_t lo = m.base[i] & am, len = (am & ~(m.mask[i] & am)) + 0x1000;
+            uint64_t w = (m.mask[i] & am) >> 36 ? am : 0xffffff000ull;
+            uint64_t lo = m.base[i] & w, len = (w & ~(m.mask[i] & w)) + 0x1000;
             FUZZ_ASSERT(lo >= base && lo + len <= base + size, "MTRR %u WB outside", i);
         }
     }
