@@ -15,6 +15,8 @@ reads at locality 3 (docs/txt-platform.md 3.4 step 6) before it lets tboot run.
   as a module with --lcp-data) allows the launch, and PCRs 17/18 equal vtboot-pcr's prediction;
   the same for tboot with another command line fails it with ERRORCODE 0xC0020501 (MLE not
   allowed), which tboot's next boot reports.
+- With no PO policy, the platform supplier's index (PS, 0x01C10103) decides: the same refusal
+  from it carries index 1 in the ERRORCODE (0xC0420501).
 """
 import hashlib
 import os
@@ -23,11 +25,14 @@ import subprocess
 import tempfile
 import time
 
+import pytest
+
 import vtb
 from test_txt_launch import tboot_lines
 from test_txt_sinit import TBOOT_CMDLINE, boot_with, need, prediction, SINIT
 
 PO_INDEX = "0x01C10106"
+PS_INDEX = "0x01C10103"
 
 
 def list_of_mle(tmp, tboot_cmdline):
@@ -49,9 +54,10 @@ def list_of_mle(tmp, tboot_cmdline):
     return os.path.join(tmp, "list.lst")
 
 
-def tpm_state_with_po(tmp, *crtpol_args):
-    """A provisioned TPM state in tmp/st whose PO index holds lcp2_crtpol's policy (tmp/pol.pol;
-    a LIST policy's data file is tmp/pol.data); its bytes."""
+def tpm_state_with_po(tmp, *crtpol_args, index=PO_INDEX):
+    """A provisioned TPM state in tmp/st whose PO index (or PS_INDEX: the platform supplier's,
+    defined under the platform hierarchy before any firmware locks it) holds lcp2_crtpol's
+    policy (tmp/pol.pol; a LIST policy's data file is tmp/pol.data); its bytes."""
     state, pol = os.path.join(tmp, "st"), os.path.join(tmp, "pol.pol")
     subprocess.run([vtb.LAUNCHER, "--tpm-state", state, "--provision-only"], check=True,
                    capture_output=True)
@@ -71,9 +77,12 @@ def tpm_state_with_po(tmp, *crtpol_args):
         env = dict(os.environ, TPM2TOOLS_TCTI=f"swtpm:path={sock}")
         owner = "file:" + os.path.join(state, "vtboot-owner.auth")
         tpm2 = lambda *a: subprocess.run(list(a), check=True, capture_output=True, env=env)
-        tpm2("tpm2_nvdefine", PO_INDEX, "-C", "o", "-P", owner, "-s", str(os.path.getsize(pol)),
-             "-a", "ownerwrite|ownerread|authread")
-        tpm2("tpm2_nvwrite", PO_INDEX, "-C", "o", "-P", owner, "-i", pol)
+        if index == PS_INDEX:
+            hierarchy, attrs = ["-C", "p"], "ppwrite|ppread|authread|platformcreate"
+        else:
+            hierarchy, attrs = ["-C", "o", "-P", owner], "ownerwrite|ownerread|authread"
+        tpm2("tpm2_nvdefine", index, *hierarchy, "-s", str(os.path.getsize(pol)), "-a", attrs)
+        tpm2("tpm2_nvwrite", index, *hierarchy, "-i", pol)
         tpm2("tpm2_shutdown")
     finally:
         sw.terminate()
@@ -179,23 +188,32 @@ def test_a_list_policy_naming_tboots_mle_allows_it():
             for b in ("sha1", "sha256")} == pred
 
 
-def test_a_list_policy_naming_another_mle_fails_the_launch():
+@pytest.mark.parametrize("index,errorcode", [(PO_INDEX, 0xc0020501), (PS_INDEX, 0xc0420501)],
+                         ids=["PO", "PS"])
+def test_a_list_policy_naming_another_mle_fails_the_launch(index, errorcode):
     """The same policy for tboot with another command line (another MLE digest): the SINIT
     refuses, ERRORCODE 0xC0020501 (LCP minor 2, MLE not allowed; docs 3.4's example), a TXT
-    reset; tboot's next boot reports it and boots Linux unmeasured."""
+    reset; tboot's next boot reports it and boots Linux unmeasured. PS: no PO policy, the
+    platform supplier's index (0x01C10103) holds it: the SINIT reads PS when PO is absent and
+    names it in the ERRORCODE (index 1: 0xC0420501)."""
+    nr = [PO_INDEX, PS_INDEX].index(index)
     with tempfile.TemporaryDirectory() as tmp:
         lst = list_of_mle(tmp, TBOOT_CMDLINE + " loglvl=none")
         state, _ = tpm_state_with_po(tmp, "--type", "list", "--data",
-                                     os.path.join(tmp, "pol.data"), lst)
+                                     os.path.join(tmp, "pol.data"), lst, index=index)
         run = boot_with(need(SINIT, "make out/sinit.bin"), "--grub", "console=ttyS0 panic=-1",
                         "--tpm-state", state, "--lcp-data", os.path.join(tmp, "pol.data"),
                         "--reboot")
     lines = sinit_lines(run)
     assert run.rc == vtb.POWERED_OFF, run.stderr[-2000:] + "\n" + run.serial[-1500:]
-    assert lines[-1].startswith("sinit: ERROR: LCP index 0x01c10106: ") and \
-        lines[-1].endswith("; ERRORCODE 0xc0020501, TXT reset"), "\n".join(lines)
+    assert lines[-1].startswith(f"sinit: ERROR: LCP index {int(index, 16):#010x}: ") and \
+        lines[-1].endswith(f"; ERRORCODE {errorcode:#x}, TXT reset"), "\n".join(lines)
     tb = tboot_lines(run)
-    i = tb.index("TXT.ERRORCODE: 0xc0020501")
-    assert tb[i + 1:i + 3] == ["AC module error : acm_type=0x1, progress=0x10, error=0x1",
-                               "LCP2 error:  minor error = 0x2, index = 0"], tb[i:i + 4]
+    i = tb.index(f"TXT.ERRORCODE: {errorcode:#x}")
+    decoded = ["AC module error : acm_type=0x1, progress=0x10, error=0x1",
+               f"LCP2 error:  minor error = 0x2, index = {nr}"]
+    assert tb[i + 1:i + 3] == decoded, tb[i:i + 4]
     assert "measured launch succeeded" not in tb and run.linux_ran()
+    p = subprocess.run(["txt-parse_err", f"{errorcode:#x}"], check=True, capture_output=True,
+                       text=True)
+    assert [l.strip() for l in p.stdout.splitlines() if l.strip()][1:] == decoded, p.stdout
