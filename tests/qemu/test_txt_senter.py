@@ -110,6 +110,23 @@ def test_senter_puts_a_running_ap_to_sleep_for_good():
         "done"]
 
 
+def test_an_nmi_sent_to_a_sleeping_ap_is_not_taken():
+    """-smp 2, the AP counting in real mode with an NMI handler of its own that counts too: an
+    NMI sent to it before SENTER is taken (the control); after SENTER the AP sleeps, and the
+    same NMI sent again (an attacker's NMI source aimed at a CPU the MLE has not woken) runs
+    neither its handler nor its loop; PCR 17 is the prediction."""
+    assert run_senter("senter-ap-nmi", smp=2) == [
+        "start",
+        "AP counting = 0x1",
+        "AP NMIs before SENTER = 0x1",
+        "SENTER: ok",
+        "AP stopped = 0x1",
+        "AP NMIs after SENTER = 0x1",
+        "AP counting after the NMI = 0x0",
+        f"PCR 17 after = {predicted_pcr17(echo_bytes())}",
+        "done"]
+
+
 def test_senter_with_edx_set_is_gp0():
     """EDX = 1: no SENTER function is supported (PARAMETERS reports no type 4): #GP(0), no
     launch."""

@@ -373,6 +373,7 @@ static const struct {
     { "senter-edx1", acmode_case_senter_edx1 },
     { "senter-unlocked", acmode_case_senter_unlocked },
     { "senter-ap-running", acmode_case_senter_ap_running },
+    { "senter-ap-nmi", acmode_case_senter_ap_nmi },
     { "senter-bad-acm", acmode_case_senter_bad_acm },
     { "senter-bad-heap", acmode_case_senter_bad_heap },
     { "wakeup", acmode_case_wakeup },

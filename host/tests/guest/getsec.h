@@ -86,6 +86,7 @@ void acmode_case_senter(void);
 void acmode_case_senter_edx1(void);
 void acmode_case_senter_unlocked(void);
 void acmode_case_senter_ap_running(void);
+void acmode_case_senter_ap_nmi(void);
 void acmode_case_senter_bad_acm(void);
 void acmode_case_senter_bad_heap(void);
 void acmode_case_wakeup(void);

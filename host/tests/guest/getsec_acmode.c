@@ -35,6 +35,9 @@
  *   case=senter-unlocked IA32_FEATURE_CONTROL (QEMU given one without LOCK or SENTER), SENTER
  *   case=senter-ap-running (-smp 2) the AP counting as in ap-running; SENTER; the AP stops for
  *                        good: an INIT-SIPI-SIPI sent to it afterwards does not start it
+ *   case=senter-ap-nmi   (-smp 2) the AP counting, with a real-mode NMI handler that counts
+ *                        too; an NMI to the AP (ICR), taken; SENTER; an NMI to the sleeping AP:
+ *                        its handler does not run and the AP does not count
  *   case=senter-bad-acm  bad-acm through SENTER; boot 2 also reads PCR 17
  * GETSEC[WAKEUP] and [SEXIT] (qemu/patches 0007; tests/qemu/test_txt_wakeup.py):
  *   case=wakeup          (-smp 2) SENTER, the join structure (the guest's GDT, selector 0x08,
@@ -82,6 +85,9 @@
 /* the AP's real-mode loop, at a page below 1 MiB nothing else uses after the BIOS */
 #define AP_CODE 0x7000u
 #define AP_COUNTER (AP_CODE + 0x40)
+#define AP_NMI_COUNTER (AP_CODE + 0x44)
+#define AP_NMI_HANDLER (AP_CODE + 0x80)
+#define IVT_NMI 0x8u                        /* the real-mode vector 2: offset, segment */
 
 /* uint32_t acmode_getsec(uint32_t leaf, uint32_t base, uint32_t size, uint32_t *results,
  *                        uint32_t spin, uint32_t edx):
@@ -797,6 +803,46 @@ static uint32_t senter_and_join(uint32_t seg_sel)
 {
     uint32_t size = acm_setup(0);
     return size && report("SENTER", senter(size, 0)) && join(seg_sel);
+}
+
+/* the NMIs the AP's real-mode handler counted within about 5 s (at least `want`) */
+static uint32_t ap_nmis_within(uint32_t want)
+{
+    for (unsigned i = 0; i < 50 && *(volatile uint32_t *)AP_NMI_COUNTER < want; i++)
+        settle();
+    return *(volatile uint32_t *)AP_NMI_COUNTER;
+}
+
+/* An NMI sent to an AP in SENTER sleep (an attacker's NMI source aimed at a CPU the MLE has not
+ * woken): the AP's own handler never runs and the AP does not run again. The same NMI before
+ * SENTER is taken: the handler and its vector work. */
+void acmode_case_senter_ap_nmi(void)
+{
+    /* inc dword [0x44] (DS = CS: the counting loop set it); iret */
+    static const uint8_t handler[] = { 0x66, 0xff, 0x06, 0x44, 0x00, 0xcf };
+    for (unsigned i = 0; i < sizeof(handler); i++)
+        ((volatile uint8_t *)AP_NMI_HANDLER)[i] = handler[i];
+    *(volatile uint32_t *)AP_NMI_COUNTER = 0;
+    /* the IVT lies in page 0, which GCC takes for a null dereference: it must not see the value */
+    volatile uint16_t *ivt_nmi = (volatile uint16_t *)IVT_NMI;
+    __asm__("" : "+r"(ivt_nmi));
+    ivt_nmi[0] = AP_NMI_HANDLER - AP_CODE;
+    ivt_nmi[1] = AP_CODE >> 4;
+    uint32_t size = acm_setup(0);
+    if (!size)
+        return;
+    ap_start_counting();
+    show("AP counting", ap_counting());
+    lapic_ipi(ICR_NMI);
+    show("AP NMIs before SENTER", ap_nmis_within(1));
+    if (!report("SENTER", senter(size, 0)))
+        return;
+    show("AP stopped", ap_stopped());
+    *(volatile uint32_t *)AP_COUNTER = 0;
+    lapic_ipi(ICR_NMI);
+    show("AP NMIs after SENTER", ap_nmis_within(2));
+    show("AP counting after the NMI", ap_counting_within(20));
+    show_pcr17("PCR 17 after");
 }
 
 void acmode_case_wakeup(void)
