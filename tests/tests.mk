@@ -12,7 +12,7 @@ UNIT_LDLIBS.crypto/openssl_compare_test := -lcrypto
 
 # QEMU tests run side by side; each boot is one QEMU under TCG (about 5 s).
 QEMU_TEST_JOBS ?= $(NPROC)
-PYTEST := /usr/bin/python3 -m pytest -p no:cacheprovider -q
+PYTEST = VTBOOT_OUT=$(abspath $(OUT)) /usr/bin/python3 -m pytest -p no:cacheprovider -q
 
 .PHONY: test test-build test-suites test-unit-suite qemu-test qemu-test-build
 # Two steps. First everything the tests need is built side by side: `build`, the test programs
