@@ -15,9 +15,9 @@
 #
 # The result lives in $VTBOOT_CACHE/qemu-<key>/ (the binary, the key's manifest, the configure
 # and build logs; not the 600 MB object tree), where <key> is a sha256 over the package version,
-# the .dsc's sha256, the configure flags, this script, scripts/cache-lib.sh and the patches the
-# series names (names and contents, in order). A cache hit only copies the binary. Builds run in
-# a temporary directory next to it and are renamed into place only on success. The downloaded
+# the .dsc's sha256, the configure flags, this script, scripts/cache-lib.sh and deb-source.sh and
+# the series' patches (names and contents, in order). A cache hit only copies the binary. Builds
+# run in a temporary directory next to it, renamed into place only on success. The downloaded
 # source is kept in $VTBOOT_CACHE/qemu-src/<version>/ (a later build works offline).
 set -eu
 
@@ -45,7 +45,6 @@ version="${QEMU_DEB_VERSION:?QEMU_DEB_VERSION is not set (qemu/qemu.mk sets it)}
 dsc_sha="${QEMU_DSC_SHA256:?QEMU_DSC_SHA256 is not set (qemu/qemu.mk sets it)}"
 upstream_version=${version#*:}          # the epoch is not in the file names
 patchdir="$here/patches"
-series="$patchdir/series"
 srcdir="$cache/qemu-src/$upstream_version"
 dsc="$srcdir/qemu_$upstream_version.dsc"
 jobs=$(nproc 2>/dev/null || echo 2)
@@ -55,6 +54,8 @@ say() { echo "qemu: $*"; }
 die() { echo "qemu: ERROR: $*" >&2; exit 1; }
 # shellcheck source=../scripts/cache-lib.sh
 . "$here/../scripts/cache-lib.sh"
+# shellcheck source=../scripts/deb-source.sh
+. "$here/../scripts/deb-source.sh"
 elapsed() { echo "$(( $(date +%s) - t_start ))s"; }
 
 # The configure line (part of the key). --without-default-features turns every optional library
@@ -73,13 +74,7 @@ QEMU_CONFIGURE_FLAGS="--target-list=x86_64-softmmu --without-default-features \
 # the cached build has no debug info (smaller objects, a faster link); --dev trees have it
 QEMU_DEBUG_FLAG="--disable-debug-info"
 
-patches=""
-if [ -f "$series" ]; then
-    patches=$(sed -e 's/[[:space:]]*$//' -e 's/^[[:space:]]*//' "$series" | grep -v -e '^#' -e '^$' || true)
-fi
-for p in $patches; do
-    [ -f "$patchdir/$p" ] || die "qemu/patches/series lists $p, but qemu/patches/$p does not exist"
-done
+patches=$(series_patches "$patchdir")
 
 manifest() {
     echo "vtboot-qemu-key v1"
@@ -87,48 +82,11 @@ manifest() {
     echo "configure $QEMU_CONFIGURE_FLAGS $QEMU_DEBUG_FLAG"
     echo "build.sh $(sha < "$self")"
     echo "cache-lib.sh $(sha < "$here/../scripts/cache-lib.sh")"
+    echo "deb-source.sh $(sha < "$here/../scripts/deb-source.sh")"
     for p in $patches; do echo "patch $p $(sha < "$patchdir/$p")"; done
 }
 
-# ---- the source package, once per version -----------------------------------------------------
-fetch_source() {
-    apt_dir="$cache/qemu-src/apt"
-    mkdir -p "$apt_dir/parts" "$apt_dir/lists/partial" "$srcdir.tmp"
-    cat > "$apt_dir/parts/vtboot-debian-src.sources" <<EOF
-Types: deb-src
-URIs: http://deb.debian.org/debian
-Suites: bookworm bookworm-updates
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-
-Types: deb-src
-URIs: http://deb.debian.org/debian-security
-Suites: bookworm-security
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-EOF
-    set -- -o Dir::Etc::SourceList=/dev/null -o Dir::Etc::SourceParts="$apt_dir/parts" \
-           -o Dir::State::Lists="$apt_dir/lists" -o Dir::Cache="$apt_dir/cache" \
-           -o Debug::NoLocking=1 -o APT::Sandbox::User="$(id -un)"
-    say "apt-get update (private deb-src list in $apt_dir)"
-    apt-get -q "$@" update > "$apt_dir/update.log" 2>&1 || {
-        cat "$apt_dir/update.log" >&2; die "apt-get update with the private deb-src list failed"; }
-    say "apt-get source --download-only qemu=$version"
-    (cd "$srcdir.tmp" && apt-get -q "$@" source --download-only "qemu=$version") \
-        > "$apt_dir/source.log" 2>&1 || {
-        cat "$apt_dir/source.log" >&2; die "apt-get source qemu=$version failed"; }
-    rm -rf "$srcdir"
-    mv "$srcdir.tmp" "$srcdir"
-}
-get_source() {
-    if [ ! -f "$dsc" ]; then
-        command -v dpkg-source >/dev/null || die "dpkg-source is missing (apt-get install dpkg-dev)"
-        rm -rf "$srcdir.tmp"
-        fetch_source
-    fi
-    got=$(sha < "$dsc")
-    [ "$got" = "$dsc_sha" ] || die "$dsc has sha256 $got, qemu/qemu.mk pins $dsc_sha"
-}
+get_source() { deb_source qemu "$version" "$srcdir" "$dsc" "$dsc_sha" qemu/qemu.mk; }
 
 # qemu_configure SRC BUILD EXTRA...: configure in BUILD (the flags above), log in BUILD/../
 qemu_configure() {
@@ -207,17 +165,8 @@ say "building QEMU $version (x86_64-softmmu), key $key"
 say "patches: $(printf '%s ' ${patches:-none})"
 temp_build_tree qemu "$cache/tmp-qemu-$key"
 
-t_unpack=$(date +%s)
-say "unpacking $dsc (dpkg-source: Debian's patches applied)"
-run dpkg-source -q -x "$dsc" "$tmp/src" > "$tmp/unpack.log" 2>&1 || {
-    cat "$tmp/unpack.log" >&2; die "dpkg-source -x failed"; }
+unpack_patched "$dsc" "$tmp/src" "$patchdir" "$patches"
 manifest > "$tmp/vtboot-key.txt"
-for p in $patches; do
-    say "applying $p"
-    patch -d "$tmp/src" -p1 --batch --forward --no-backup-if-mismatch -s < "$patchdir/$p" \
-        || die "patch $p does not apply"
-done
-say "unpacked and patched in $(( $(date +%s) - t_unpack ))s"
 
 say "configure (log: $tmp/configure.log)"
 t_conf=$(date +%s)

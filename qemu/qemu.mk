@@ -18,7 +18,7 @@ DEPS  += qemu-system-x86 dpkg-dev debian-archive-keyring apt patch xz-utils gcc 
 	 zlib1g-dev seabios ipxe-qemu nettle-dev libgmp-dev
 BUILD += $(OUT)/bin/qemu-system-x86_64-txt
 
-QEMU_INPUTS := qemu/build.sh scripts/cache-lib.sh qemu/qemu.mk \
+QEMU_INPUTS := qemu/build.sh scripts/cache-lib.sh scripts/deb-source.sh qemu/qemu.mk \
 	$(filter-out %~,$(wildcard qemu/patches/*))
 
 # build.sh leaves an unchanged output's mtime alone, so make may re-run it (cheaply) after an

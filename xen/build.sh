@@ -13,9 +13,9 @@
 # at most 2 jobs. It installs DIR/xen-tboot.gz and DIR/xen-tboot.config.
 #
 # The tree lives in $VTBOOT_CACHE/xen-<key>/, where <key> is a sha256 over the package version,
-# the .dsc's sha256, the config fragments, the patches actually applied (names and contents, in
-# order) and this script. If xen-<key>/ exists its xen.gz is just copied. Builds run in a
-# temporary directory next to it and are renamed into place only on success. The downloaded
+# the .dsc's sha256, the config fragments, the patches applied (names and contents, in order),
+# this script, scripts/cache-lib.sh and deb-source.sh. If xen-<key>/ exists its xen.gz is just
+# copied. Builds run in a temporary directory next to it, renamed into place only on success. The
 # source files are kept in $VTBOOT_CACHE/xen-src/<version>/ (a later build works offline).
 # See xen/README.md.
 set -eu
@@ -30,7 +30,7 @@ while [ $# -gt 0 ]; do
     case "$1" in
         --out) out="$2"; shift ;;
         --out=*) out="${1#--out=}" ;;
-        -h|--help) sed -n '2,21p' "$self" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,20p' "$self" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "xen/build.sh: unknown argument: $1" >&2; exit 2 ;;
     esac
     shift
@@ -40,7 +40,6 @@ cache="${VTBOOT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/vtboot}"
 version="${XEN_DEB_VERSION:?XEN_DEB_VERSION is not set (xen/xen.mk sets it)}"
 dsc_sha="${XEN_DSC_SHA256:?XEN_DSC_SHA256 is not set (xen/xen.mk sets it)}"
 patchdir="$here/patches"
-series="$patchdir/series"
 confdir="$here/config"
 srcdir="$cache/xen-src/$version"
 dsc="$srcdir/xen_$version.dsc"
@@ -51,15 +50,11 @@ say() { echo "xen: $*"; }
 die() { echo "xen: ERROR: $*" >&2; exit 1; }
 # shellcheck source=../scripts/cache-lib.sh
 . "$here/../scripts/cache-lib.sh"
+# shellcheck source=../scripts/deb-source.sh
+. "$here/../scripts/deb-source.sh"
 elapsed() { echo "$(( $(date +%s) - t_start ))s"; }
 
-patches=""
-if [ -f "$series" ]; then
-    patches=$(sed -e 's/[[:space:]]*$//' -e 's/^[[:space:]]*//' "$series" | grep -v -e '^#' -e '^$' || true)
-fi
-for p in $patches; do
-    [ -f "$patchdir/$p" ] || die "xen/patches/series lists $p, but xen/patches/$p does not exist"
-done
+patches=$(series_patches "$patchdir")
 fragments=$(find "$confdir" -maxdepth 1 -name '*.config' -type f | LC_ALL=C sort)
 [ -n "$fragments" ] || die "no config fragments in $confdir"
 
@@ -69,6 +64,7 @@ manifest() {
     for f in $fragments; do echo "config $(basename "$f") $(sha < "$f")"; done
     echo "build.sh $(sha < "$self")"
     echo "cache-lib.sh $(sha < "$here/../scripts/cache-lib.sh")"
+    echo "deb-source.sh $(sha < "$here/../scripts/deb-source.sh")"
     for p in $patches; do echo "patch $p $(sha < "$patchdir/$p")"; done
 }
 key=$(manifest | sha)
@@ -91,54 +87,15 @@ fi
 rm -rf "$cache/tmp-xen-$key".*
 [ ! -e "$final" ] || rm -rf "$final"
 
-# ---- the source package, once per version -----------------------------------------------------
-fetch_source() {
-    apt_dir="$cache/xen-src/apt"
-    mkdir -p "$apt_dir/parts" "$apt_dir/lists/partial" "$srcdir.tmp"
-    cat > "$apt_dir/parts/vtboot-debian-src.sources" <<EOF
-Types: deb-src
-URIs: http://deb.debian.org/debian
-Suites: bookworm
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-EOF
-    set -- -o Dir::Etc::SourceList=/dev/null -o Dir::Etc::SourceParts="$apt_dir/parts" \
-           -o Dir::State::Lists="$apt_dir/lists" -o Dir::Cache="$apt_dir/cache" \
-           -o Debug::NoLocking=1 -o APT::Sandbox::User="$(id -un)"
-    say "apt-get update (private deb-src list in $apt_dir)"
-    apt-get -q "$@" update > "$apt_dir/update.log" 2>&1 || {
-        cat "$apt_dir/update.log" >&2; die "apt-get update with the private deb-src list failed"; }
-    say "apt-get source --download-only xen=$version"
-    (cd "$srcdir.tmp" && apt-get -q "$@" source --download-only "xen=$version") \
-        > "$apt_dir/source.log" 2>&1 || {
-        cat "$apt_dir/source.log" >&2; die "apt-get source xen=$version failed"; }
-    rm -rf "$srcdir"
-    mv "$srcdir.tmp" "$srcdir"
-}
-if [ ! -f "$dsc" ]; then
-    command -v dpkg-source >/dev/null || die "dpkg-source is missing (apt-get install dpkg-dev)"
-    rm -rf "$srcdir.tmp"
-    fetch_source
-fi
-got=$(sha < "$dsc")
-[ "$got" = "$dsc_sha" ] || die "$dsc has sha256 $got, xen/xen.mk pins $dsc_sha"
+deb_source xen "$version" "$srcdir" "$dsc" "$dsc_sha" xen/xen.mk
 
 say "building Xen $version with tboot support, key $key"
 # shellcheck disable=SC2086 # one line
 say "patches: $(echo ${patches:-none})"
 temp_build_tree xen "$cache/tmp-xen-$key"
 
-t_unpack=$(date +%s)
-say "unpacking $dsc (dpkg-source: Debian's patches applied)"
-run dpkg-source -q -x "$dsc" "$tmp/src" > "$tmp/unpack.log" 2>&1 || {
-    cat "$tmp/unpack.log" >&2; die "dpkg-source -x failed"; }
+unpack_patched "$dsc" "$tmp/src" "$patchdir" "$patches"
 manifest > "$tmp/vtboot-key.txt"
-for p in $patches; do
-    say "applying $p"
-    patch -d "$tmp/src" -p1 --batch --forward --no-backup-if-mismatch -s < "$patchdir/$p" \
-        || die "patch $p does not apply"
-done
-say "unpacked and patched in $(( $(date +%s) - t_unpack ))s"
 
 unset MAKEFLAGS MFLAGS MAKEOVERRIDES MAKELEVEL CC LD CFLAGS 2>/dev/null || true
 # reproducible: no date, user or host in the binary; Debian's banner patch reads DEB_*

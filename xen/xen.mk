@@ -13,7 +13,7 @@ DEPS  += xen-hypervisor-4.17-amd64 dpkg-dev debian-archive-keyring apt flex biso
 	 gcc make binutils patch gzip xz-utils util-linux
 BUILD += $(OUT)/xen-tboot.gz
 
-XEN_INPUTS := xen/build.sh scripts/cache-lib.sh xen/xen.mk $(wildcard xen/config/*.config) \
+XEN_INPUTS := xen/build.sh scripts/cache-lib.sh scripts/deb-source.sh xen/xen.mk $(wildcard xen/config/*.config) \
 	$(filter-out %~,$(wildcard xen/patches/*))
 
 # build.sh leaves an unchanged output's mtime alone, so make may re-run it (cheaply) after an
