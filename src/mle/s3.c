@@ -36,6 +36,7 @@
 #include "log/printk.h"
 #include "mle/launch.h"
 #include "mle/s3.h"
+#include "mle/takeover.h"
 #include "tboot/integrity.h"
 #include "tboot/s3rules.h"
 #include "tboot/s3state.h"
@@ -192,6 +193,8 @@ void s3_suspend(void)
     }
     if (si->kernel_s3_resume_vector == 0 || si->kernel_s3_resume_vector >= REAL_MODE_LIMIT)
         integrity_halt("the kernel's S3 resume vector is not below 1 MiB");
+    /* nothing of the kernel's runs on the other CPUs from here on (takeover.c) */
+    mle_repark_other_cpus();
 
     if (!resumed) {
         /* after a resume, the boot's options, command line and map are those it persisted */

@@ -23,7 +23,8 @@
 
 extern const char ap_start16[], ap_start16_end[];
 
-struct ap_checkins ap_checkins;     /* .bss: zero at every launch */
+struct ap_checkins ap_checkins;     /* .bss: zero at every launch; cleared for a repark */
+static uint32_t launch_cpus;        /* the count the host gave at this launch */
 
 void ap_checkin(uint32_t apic_id)
 {
@@ -45,11 +46,12 @@ void mle_take_over_platform(void)
  * The wait ends once the count the host gave is in: a CPU beyond it is seen only if it came
  * by then (one that comes later runs the same measured code and parks).
  */
-void mle_park_other_cpus(uint32_t cpus)
+static void park_other_cpus(uint32_t cpus, const char *who)
 {
     char line[200];
     uint32_t expected = cpus ? cpus - 1 : 0, bsp = cpu_apic_id();
 
+    memset(&ap_checkins, 0, sizeof(ap_checkins));
     memcpy(phys_map(AP_START_BASE, AP_START_SIZE), ap_start16,
            (size_t)(ap_start16_end - ap_start16));
     apic_init_others();
@@ -66,12 +68,32 @@ void mle_park_other_cpus(uint32_t cpus)
     enum checkin_verdict v = checkin_verdict(&ap_checkins, cpus, bsp);
     if (v != CHECKIN_OK) {
         checkin_describe(v, &ap_checkins, cpus, bsp, line, sizeof(line));
-        pr_err("MLE: %s\n", line);
+        pr_err("%s: %s\n", who, line);
         halt("the other CPUs did not all check in");
     }
     checkin_format_ids(&ap_checkins, line, sizeof(line));
-    pr_info("MLE: %u other CPUs checked in (APIC IDs %s) and park under the MLE's IDT\n",
-            expected, line);
+    pr_info("%s: %u other CPUs checked in (APIC IDs %s) and park under the MLE's IDT\n",
+            who, expected, line);
     pr_detail("timing: the other CPUs checked in %llu us after the first SIPI\n",
               (unsigned long long)took);
+}
+
+void mle_park_other_cpus(uint32_t cpus)
+{
+    launch_cpus = cpus;
+    park_other_cpus(cpus, "MLE");
+}
+
+/*
+ * Linux counts an offlined CPU dead before it reaches tboot's wait-for-SIPI, and its wait for
+ * tboot's num_in_wfs does not help here: vtboot cannot see the INIT-SIPI-SIPI that brings a
+ * parked CPU back (tboot, in VMX, can), so its count stays one too high for such a CPU
+ * (shutdown.c). A CPU the kernel brought back and offlined again may therefore still run the
+ * kernel's last instructions (its stack, the shared page) while S3 MACs memory, and the resume
+ * then finds memory changed. So S3 takes every other CPU back first: INIT stops it wherever it
+ * is, and its check-in from the MLE's AP code proves nothing of the kernel's runs there any more.
+ */
+void mle_repark_other_cpus(void)
+{
+    park_other_cpus(launch_cpus, "S3");
 }

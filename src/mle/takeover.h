@@ -17,6 +17,10 @@ void mle_take_over_platform(void);
  * until cpus - 1 have checked in; any other outcome halts (PCRs capped first). */
 void mle_park_other_cpus(uint32_t cpus);
 
+/* The same again, with the launch's count, before S3 MACs memory: every other CPU is then in
+ * the MLE's park, none still in the kernel (see takeover.c). */
+void mle_repark_other_cpus(void);
+
 /* An AP's check-in, from ap_start.S on its own stack. */
 void ap_checkin(uint32_t apic_id);
 
