@@ -6,6 +6,7 @@
 #include "intc/intc.h"
 
 #define MSR_APIC_BASE 0x1bu
+#define APIC_BASE_BSP (1u << 8)
 #define XAPIC_ICR_LOW 0x300u
 #define XAPIC_ICR_HIGH 0x310u
 #define XAPIC_TIMER_INITIAL_COUNT 0x380u
@@ -36,6 +37,11 @@ void apic_take_over(void)
     for (unsigned i = 0; i < sizeof(lvt_regs) / sizeof(lvt_regs[0]); i++)
         apic_write(lvt_regs[i], intc_entry_masked(apic_read(lvt_regs[i])));
     apic_write(XAPIC_TIMER_INITIAL_COUNT, 0);
+}
+
+bool apic_is_boot_cpu(void)
+{
+    return (rdmsr(MSR_APIC_BASE) & APIC_BASE_BSP) != 0;
 }
 
 static void send_to_others(uint32_t icr)

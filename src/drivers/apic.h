@@ -3,6 +3,7 @@
 #ifndef DRIVERS_APIC_H
 #define DRIVERS_APIC_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* IA32_APIC_BASE := the xAPIC default base, enabled (intc/intc.h); every LVT masked and the
@@ -17,5 +18,8 @@ void apic_init_others(void);
 /* A SIPI to every CPU but this one: those in wait-for-SIPI start in real mode at page (a
  * page-aligned address below 1 MiB); the others ignore it. */
 void apic_startup_others(uint32_t page);
+
+/* True on the boot CPU (IA32_APIC_BASE's BSP flag, which INIT and S3 keep). */
+bool apic_is_boot_cpu(void);
 
 #endif

@@ -14,6 +14,7 @@
 #include "common/machine.h"
 #include "common/pcr_cap.h"
 #include "common/simd_state.h"
+#include "drivers/apic.h"
 #include "drivers/timer.h"
 #include "layout.h"
 #include "lib/string.h"
@@ -67,13 +68,27 @@ void shutdown_handler(uint32_t apic_id)
     uint32_t type = sp->shutdown_type;
     /* A parking CPU never hashes (and never enables SIMD: crypto/cpu.h rule 1); it goes back
      * to Linux only through INIT-SIPI-SIPI, with a fresh state. */
-    if (type == TB_SHUTDOWN_WFS)
+    switch (shutdown_decide(type, apic_is_boot_cpu(), &ending_cpu, apic_id)) {
+    case SHUTDOWN_PARKS:
         park_cpu(sp, apic_id);
-    if (!shutdown_claim(&ending_cpu, apic_id)) {
+    case SHUTDOWN_LATE_BEHIND_OWNER:
         pr_warn("shutdown_entry: CPU %u read shutdown_type %u (%s) while CPU %u ends the "
                 "machine: it parks (an offlined CPU that came late)\n", apic_id, type,
                 shutdown_type_name(type), __atomic_load_n(&ending_cpu, __ATOMIC_SEQ_CST) - 1);
         park_cpu(sp, apic_id);
+    case SHUTDOWN_LATE_S3_ON_AP:
+        pr_warn("shutdown_entry: CPU %u read shutdown_type 3 (S3), which the kernel asks for on "
+                "its boot CPU only: it parks (an offlined CPU that came late)\n", apic_id);
+        park_cpu(sp, apic_id);
+    case SHUTDOWN_BOOT_CPU_WFS:
+        /* the kernel's request was in the field and is gone: no way to carry it out */
+        pr_err("shutdown_entry: the boot CPU (APIC ID %u) read shutdown_type 5 (wait-for-SIPI); "
+               "the kernel never parks its boot CPU, so a CPU it took offline wrote that over "
+               "the boot CPU's own request\n", apic_id);
+        end_of_launch("the kernel's shutdown request was lost");
+        halt("the kernel's shutdown request was lost");
+    case SHUTDOWN_ENDS:
+        break;
     }
     /* This CPU caps (and for S3 MACs and seals): its SIMD state before the first hash. Nothing
      * below returns into the running kernel (rule 3): the machine ends, or sleeps and resumes

@@ -37,6 +37,18 @@ bool shutdown_claim(uint32_t *owner, uint32_t apic_id)
                                        __ATOMIC_SEQ_CST) || none == apic_id + 1;
 }
 
+enum shutdown_action shutdown_decide(uint32_t type, bool boot_cpu, uint32_t *owner,
+                                     uint32_t apic_id)
+{
+    if (type == TB_SHUTDOWN_WFS)
+        return boot_cpu ? SHUTDOWN_BOOT_CPU_WFS : SHUTDOWN_PARKS;
+    /* checked before the claim: an AP that claimed S3 would INIT the boot CPU (S3 takes the
+     * other CPUs back, takeover.c), which then runs the firmware's reset path */
+    if (type == TB_SHUTDOWN_S3 && !boot_cpu)
+        return SHUTDOWN_LATE_S3_ON_AP;
+    return shutdown_claim(owner, apic_id) ? SHUTDOWN_ENDS : SHUTDOWN_LATE_BEHIND_OWNER;
+}
+
 void shared_page_fixed_get(const struct tboot_shared *sp, struct shared_page_fixed *out)
 {
     memset(out, 0, sizeof(*out));

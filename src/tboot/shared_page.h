@@ -43,13 +43,29 @@ bool shared_page_valid(const struct tboot_shared *sp);
 const char *shutdown_type_name(uint32_t type);
 
 /*
- * The one CPU that ends (or sleeps) the machine: the first to claim it. Linux reports an
- * offlined CPU dead before that CPU calls shutdown_entry, so the boot CPU can already be in
- * vtboot for S3, its TB_SHUTDOWN_S3 in the one shutdown_type field, when the late CPU reads that
- * field instead of its own TB_SHUTDOWN_WFS; two CPUs would then run the S3 path and its TPM
- * commands at once. *owner starts 0 (.bss) and holds the claiming CPU's APIC ID + 1. True if
- * apic_id holds the claim (now or already); false: another CPU does, and this one must park.
+ * The one CPU that ends (or sleeps) the machine: the first to claim it. *owner starts 0 (.bss)
+ * and holds the claiming CPU's APIC ID + 1. True if apic_id holds the claim (now or already);
+ * false: another CPU does, and this one must park.
  */
 bool shutdown_claim(uint32_t *owner, uint32_t apic_id);
+
+/*
+ * What a CPU that entered shutdown_entry does with the shutdown_type it read. That field is
+ * one for all CPUs, and Linux reports an offlined CPU dead before that CPU calls
+ * shutdown_entry (with vtboot's num_in_wfs one too high, docs/s3.md, the kernel does not wait
+ * for it): the boot CPU may already have written its request when the late CPU reads the field,
+ * or the late CPU's TB_SHUTDOWN_WFS may land over the boot CPU's request before the boot CPU
+ * reads it. Linux and Xen suspend on the boot CPU and never park it.
+ */
+enum shutdown_action {
+    SHUTDOWN_ENDS,              /* this CPU ends (or sleeps) the machine */
+    SHUTDOWN_PARKS,             /* an offlined CPU: it parks (wait-for-SIPI) */
+    SHUTDOWN_LATE_BEHIND_OWNER, /* another CPU claimed the machine: this late one parks */
+    SHUTDOWN_LATE_S3_ON_AP,     /* an AP read S3, the boot CPU's request: it parks */
+    SHUTDOWN_BOOT_CPU_WFS,      /* the boot CPU read wait-for-SIPI: its own request is lost */
+};
+
+enum shutdown_action shutdown_decide(uint32_t type, bool boot_cpu, uint32_t *owner,
+                                     uint32_t apic_id);
 
 #endif

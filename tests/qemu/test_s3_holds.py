@@ -315,16 +315,12 @@ def test_damaged_memory_log_header_keeps_logging_inside_the_log():
 
 # ---- two CPUs in shutdown_entry at once ---------------------------------------------------------
 
-def test_late_offlined_cpu_that_reads_s3_parks():
-    """Linux reports an offlined CPU dead before that CPU calls shutdown_entry, so the boot CPU
-    can already be in vtboot's S3 path, its TB_SHUTDOWN_S3 in the one shutdown_type field, when
-    the late CPU reads that field. The test stops CPU 1 at shutdown_entry on its way to
-    wait-for-SIPI before the suspend and makes it so: shutdown_type S3, and the boot CPU's claim
-    on the machine (vtboot's ending_cpu = APIC ID 0 + 1). CPU 1 must park with a warning, not run
-    the S3 path (a second MAC pass, seal and TPM traffic at once); the suspend and the resume
-    then work."""
+def stopped_at_shutdown_entry(stype, change):
+    """A two-CPU boot that suspends once, stopped through the gdbstub at vtboot's
+    shutdown_entry on the first call whose shutdown_type is stype; change(dbg, page) makes the
+    race there; the run then goes on."""
     syms = vtb.elf_symbols()
-    entry, page, claim = syms["shutdown_entry"], syms["_shared_page"], syms["ending_cpu"]
+    entry, page = syms["shutdown_entry"], syms["_shared_page"]
     r = vtb.Running("--smp", "2", "--memory", "128", "--cmdline",
                     f"{GUEST} vtboot.guest=s3 vtboot.s3=1", "--", "-S", timeout=300)
     raced = False
@@ -334,20 +330,39 @@ def test_late_offlined_cpu_that_reads_s3_parks():
             dbg.break_at(entry)
             while not raced:
                 dbg.resume_until_break(300)
-                if struct.unpack("<I", dbg.read_phys(page + 0x1c, 4))[0] == 5:   # WFS
-                    dbg.write_phys(page + 0x1c, struct.pack("<I", 3))            # S3
-                    dbg.write_phys(claim, struct.pack("<I", 1))
+                if struct.unpack("<I", dbg.read_phys(page + 0x1c, 4))[0] == stype:
+                    change(dbg, page)
                     raced = True
                 else:
                     dbg.step_over(entry, 300)
             dbg.clear_break(entry)
         finally:
             dbg.close(resume=True)
-        run = r.sleep_cycles(1)
+        return r.sleep_cycles(1)
     except BaseException:
         r.proc.kill()
         r.finish()
         raise
+
+
+@pytest.mark.parametrize("claimed", [True, False], ids=["boot-cpu-claimed", "unclaimed"])
+def test_late_offlined_cpu_that_reads_s3_parks(claimed):
+    """Linux reports an offlined CPU dead before that CPU calls shutdown_entry, so the boot CPU
+    can already have written TB_SHUTDOWN_S3 into the one shutdown_type field, and be in
+    vtboot's S3 path or on its way there, when the late CPU reads that field. The test stops
+    CPU 1 at shutdown_entry on its way to wait-for-SIPI before the suspend and makes it so:
+    shutdown_type S3, with the boot CPU's claim on the machine (vtboot's ending_cpu = APIC ID
+    0 + 1) or before it. CPU 1 must park, not run the S3 path (a second MAC pass, seal and TPM
+    traffic at once; unclaimed, the S3 path's INIT for the other CPUs would restart the boot
+    CPU in the firmware); the suspend and the resume then work."""
+    claim = vtb.elf_symbols()["ending_cpu"]
+
+    def late_cpu_reads_s3(dbg, page):
+        dbg.write_phys(page + 0x1c, struct.pack("<I", 3))
+        if claimed:
+            dbg.write_phys(claim, struct.pack("<I", 1))
+
+    run = stopped_at_shutdown_entry(5, late_cpu_reads_s3)
     assert run.rc == vtb.POWERED_OFF, run.stderr
     lines = run.vtboot_lines()
     # CPU 1's warning goes to COM1 while Linux, still running on CPU 0 here (the real race has
@@ -358,6 +373,25 @@ def test_late_offlined_cpu_that_reads_s3_parks():
         ["shutdown_entry: S3 (suspend to RAM) (type 3) on CPU 0"]
     assert run.values("s3-resumed") == ["1 rc=0 "]
     assert not [l for l in lines if l.startswith("ERROR")]
+
+
+def test_late_offlined_cpu_that_overwrites_the_boot_cpus_s3_halts():
+    """The other order: the late CPU's TB_SHUTDOWN_WFS lands in shutdown_type after the boot
+    CPU wrote TB_SHUTDOWN_S3 and before vtboot read it (the test stops the boot CPU at
+    shutdown_entry and writes WFS there). The kernel never parks its boot CPU, so the boot CPU's
+    request is lost; it must not park (with CPU 1 parked too nothing would run: a silent hang),
+    and S3 cannot go on: vtboot says why, caps the PCRs and powers off."""
+    run = stopped_at_shutdown_entry(
+        3, lambda dbg, page: dbg.write_phys(page + 0x1c, struct.pack("<I", 5)))
+    assert run.rc == vtb.POWERED_OFF, run.stderr
+    lines = run.vtboot_lines()
+    assert "ERROR: shutdown_entry: the boot CPU (APIC ID 0) read shutdown_type 5 " \
+           "(wait-for-SIPI); the kernel never parks its boot CPU, so a CPU it took offline " \
+           "wrote that over the boot CPU's own request" in lines
+    assert "capped PCRs 17-19 (the kernel's shutdown request was lost)" in lines
+    assert "ERROR: HALT: the kernel's shutdown request was lost" in lines
+    assert not [l for l in lines if l.startswith(("shutdown_entry: S3", "S3: MAC"))]
+    assert not run.values("s3-resumed")
 
 
 # ---- S3 through GRUB --------------------------------------------------------------------------

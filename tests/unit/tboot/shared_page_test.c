@@ -81,6 +81,40 @@ static void shutdown_claim_first_wins(void **state)
     assert_int_equal(owner, 4);
 }
 
+/* Who ends the machine, who parks, and the two late-CPU races (shared_page.h). */
+static void shutdown_decisions(void **state)
+{
+    (void)state;
+    uint32_t owner = 0;
+    /* an offlined AP parks and claims nothing */
+    assert_int_equal(shutdown_decide(TB_SHUTDOWN_WFS, false, &owner, 1), SHUTDOWN_PARKS);
+    assert_int_equal(owner, 0);
+    /* an AP that reads S3 parks whether or not the boot CPU claimed yet */
+    assert_int_equal(shutdown_decide(TB_SHUTDOWN_S3, false, &owner, 1), SHUTDOWN_LATE_S3_ON_AP);
+    assert_int_equal(owner, 0);
+    assert_int_equal(shutdown_decide(TB_SHUTDOWN_S3, true, &owner, 0), SHUTDOWN_ENDS);
+    assert_int_equal(owner, 1);
+    assert_int_equal(shutdown_decide(TB_SHUTDOWN_S3, false, &owner, 1), SHUTDOWN_LATE_S3_ON_AP);
+    /* the boot CPU that reads wait-for-SIPI lost its request, claimed or not */
+    assert_int_equal(shutdown_decide(TB_SHUTDOWN_WFS, true, &owner, 0), SHUTDOWN_BOOT_CPU_WFS);
+    owner = 0;
+    assert_int_equal(shutdown_decide(TB_SHUTDOWN_WFS, true, &owner, 0), SHUTDOWN_BOOT_CPU_WFS);
+    assert_int_equal(owner, 0);
+    /* reboot, power off, halt: any CPU may end the machine (a panic on an AP reboots); the
+     * first claim wins, the boot CPU included */
+    static const uint32_t ends[] = { TB_SHUTDOWN_REBOOT, TB_SHUTDOWN_S5, TB_SHUTDOWN_S4,
+                                     TB_SHUTDOWN_HALT, 6, 0xffffffffu };
+    for (unsigned i = 0; i < sizeof(ends) / sizeof(ends[0]); i++) {
+        owner = 0;
+        assert_int_equal(shutdown_decide(ends[i], false, &owner, 2), SHUTDOWN_ENDS);
+        assert_int_equal(shutdown_decide(ends[i], false, &owner, 2), SHUTDOWN_ENDS);
+        assert_int_equal(shutdown_decide(ends[i], true, &owner, 0), SHUTDOWN_LATE_BEHIND_OWNER);
+        assert_int_equal(owner, 3);
+    }
+    /* the boot CPU's S3 behind an AP's reboot (a panic while suspending) parks too */
+    assert_int_equal(shutdown_decide(TB_SHUTDOWN_S3, true, &owner, 0), SHUTDOWN_LATE_BEHIND_OWNER);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -88,6 +122,7 @@ int main(void)
         cmocka_unit_test(valid_and_log_off),
         cmocka_unit_test(shutdown_names),
         cmocka_unit_test(shutdown_claim_first_wins),
+        cmocka_unit_test(shutdown_decisions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
