@@ -26,9 +26,6 @@
 
 void mle_main(void) __attribute__((noreturn));
 
-/* EDX at the entry (mle/entry.S): the host's CPU count, trusted once PCR 17 is. */
-uint32_t mle_entry_cpus;
-
 static uint8_t memlog_staging[TBOOT_LOG_SIZE] __attribute__((aligned(16)));
 
 /* The pre-launch lines go into the memory log too (they are on the console already), marked
@@ -64,7 +61,7 @@ void mle_main(void)
     boot_simd_log();
     launch_confirm(boot_options());
     mle_take_over_platform();
-    mle_park_other_cpus(mle_entry_cpus);
+    mle_park_other_cpus("MLE");
 
     if (handoff_check(&handoff, err, sizeof(err))) {
         pr_err("%s\n", err);

@@ -194,7 +194,7 @@ void s3_suspend(void)
     if (si->kernel_s3_resume_vector == 0 || si->kernel_s3_resume_vector >= REAL_MODE_LIMIT)
         integrity_halt("the kernel's S3 resume vector is not below 1 MiB");
     /* nothing of the kernel's runs on the other CPUs from here on (takeover.c) */
-    mle_repark_other_cpus();
+    mle_park_other_cpus("S3");
 
     if (!resumed) {
         /* after a resume, the boot's options, command line and map are those it persisted */

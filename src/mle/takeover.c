@@ -23,8 +23,8 @@
 
 extern const char ap_start16[], ap_start16_end[];
 
-struct ap_checkins ap_checkins;     /* .bss: zero at every launch; cleared for a repark */
-static uint32_t launch_cpus;        /* the count the host gave at this launch */
+struct ap_checkins ap_checkins;     /* .bss: zero at every launch; cleared for S3's park */
+uint32_t mle_entry_cpus;
 
 void ap_checkin(uint32_t apic_id)
 {
@@ -45,11 +45,19 @@ void mle_take_over_platform(void)
  * APs over the same way (parked in its own code until the kernel's INIT-SIPI-SIPI).
  * The wait ends once the count the host gave is in: a CPU beyond it is seen only if it came
  * by then (one that comes later runs the same measured code and parks).
+ *
+ * Before S3 MACs memory it happens again. Linux counts an offlined CPU dead before it reaches
+ * tboot's wait-for-SIPI, and its wait for tboot's num_in_wfs does not help here: vtboot cannot
+ * see the INIT-SIPI-SIPI that brings a parked CPU back (tboot, in VMX, can), so its count stays
+ * one too high for such a CPU (shutdown.c). A CPU the kernel brought back and offlined again may
+ * therefore still run the kernel's last instructions (its stack, the shared page) while S3 MACs
+ * memory, and the resume then finds memory changed. INIT stops it wherever it is, and its
+ * check-in from the MLE's AP code proves nothing of the kernel's runs there any more.
  */
-static void park_other_cpus(uint32_t cpus, const char *who)
+void mle_park_other_cpus(const char *who)
 {
     char line[200];
-    uint32_t expected = cpus ? cpus - 1 : 0, bsp = cpu_apic_id();
+    uint32_t cpus = mle_entry_cpus, expected = cpus ? cpus - 1 : 0, bsp = cpu_apic_id();
 
     memset(&ap_checkins, 0, sizeof(ap_checkins));
     memcpy(phys_map(AP_START_BASE, AP_START_SIZE), ap_start16,
@@ -78,22 +86,3 @@ static void park_other_cpus(uint32_t cpus, const char *who)
               (unsigned long long)took);
 }
 
-void mle_park_other_cpus(uint32_t cpus)
-{
-    launch_cpus = cpus;
-    park_other_cpus(cpus, "MLE");
-}
-
-/*
- * Linux counts an offlined CPU dead before it reaches tboot's wait-for-SIPI, and its wait for
- * tboot's num_in_wfs does not help here: vtboot cannot see the INIT-SIPI-SIPI that brings a
- * parked CPU back (tboot, in VMX, can), so its count stays one too high for such a CPU
- * (shutdown.c). A CPU the kernel brought back and offlined again may therefore still run the
- * kernel's last instructions (its stack, the shared page) while S3 MACs memory, and the resume
- * then finds memory changed. So S3 takes every other CPU back first: INIT stops it wherever it
- * is, and its check-in from the MLE's AP code proves nothing of the kernel's runs there any more.
- */
-void mle_repark_other_cpus(void)
-{
-    park_other_cpus(launch_cpus, "S3");
-}

@@ -13,13 +13,15 @@
  * stopped), its debug registers cleared, the firmware's warm-reset path disarmed. */
 void mle_take_over_platform(void);
 
-/* Starts every other CPU into the MLE's AP code (mle/ap_start.S) and waits, bounded,
- * until cpus - 1 have checked in; any other outcome halts (PCRs capped first). */
-void mle_park_other_cpus(uint32_t cpus);
+/* EDX at the MLE's entry (mle/entry.S, at every launch and re-launch): the host's CPU count,
+ * trusted once PCR 17 is. */
+extern uint32_t mle_entry_cpus;
 
-/* The same again, with the launch's count, before S3 MACs memory: every other CPU is then in
- * the MLE's park, none still in the kernel (see takeover.c). */
-void mle_repark_other_cpus(void);
+/* Starts every other CPU into the MLE's AP code (mle/ap_start.S) and waits, bounded, until
+ * mle_entry_cpus - 1 have checked in; any other outcome halts (PCRs capped first). `who`
+ * starts the log line: "MLE" at the launch, "S3" before S3 MACs memory, when every other CPU
+ * must be in the MLE's park and none still in the kernel (see takeover.c). */
+void mle_park_other_cpus(const char *who);
 
 /* An AP's check-in, from ap_start.S on its own stack. */
 void ap_checkin(uint32_t apic_id);
