@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "attestrun.h"
+#include "guestreport.h"
 #include "hostpage.h"
 #include "log.h"
 #include "proc.h"
@@ -267,37 +268,19 @@ out:
     return rc;
 }
 
-/* The last "VTBOOT-GUEST: <key>=<hex>" of the serial log, decoded into path; false if none. */
+/* The last "VTBOOT-GUEST: <key>=<hex>" of the serial log (guestreport.h), decoded into path;
+ * false if none, or not hex. */
 static bool extract(const char *serial, size_t len, const char *key, const char *path)
 {
-    char *want = xasprintf("VTBOOT-GUEST: %s=", key);
-    size_t wl = strlen(want);
-    const char *found = NULL, *end = NULL;
-    bool ok = false;
+    char *hex = guest_report_value(serial, len, key);
+    size_t hl = hex ? strlen(hex) : 0, n = hl / 2;
+    bool ok = hl && hl % 2 == 0;
 
-    for (size_t i = 0; i < len;) {
-        size_t e = i;
-
-        while (e < len && serial[e] != '\n')
-            e++;
-        if (e - i >= wl && !memcmp(serial + i, want, wl)) {
-            found = serial + i + wl;
-            end = serial + e;
-        }
-        i = e + 1;
-    }
-    free(want);
-    if (!found)
-        return false;
-    while (end > found && (end[-1] == '\r' || end[-1] == ' '))
-        end--;
-    if ((end - found) % 2 == 0 && end > found) {
-        size_t n = (size_t)(end - found) / 2;
+    if (ok) {
         uint8_t *bin = xmalloc(n);
 
-        ok = true;
         for (size_t i = 0; i < n && ok; i++) {
-            int hi = hex_digit(found[2 * i]), lo = hex_digit(found[2 * i + 1]);
+            int hi = hex_digit(hex[2 * i]), lo = hex_digit(hex[2 * i + 1]);
 
             ok = hi >= 0 && lo >= 0;
             bin[i] = (uint8_t)(hi << 4 | lo);
@@ -305,6 +288,7 @@ static bool extract(const char *serial, size_t len, const char *key, const char 
         ok = ok && file_write_all(path, bin, n) == 0;
         free(bin);
     }
+    free(hex);
     return ok;
 }
 

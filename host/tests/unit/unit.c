@@ -373,6 +373,7 @@ int main(int argc, char **argv)
     test_bytes();
     test_expectopt();
     test_qmp();
+    test_guestreport();
     printf("host unit: %d passed, %d failed\n", unit_passed, unit_failed);
     return unit_failed != 0;
 }

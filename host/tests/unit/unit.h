@@ -26,5 +26,6 @@ void test_platstate(void);
 void test_bytes(void);
 void test_expectopt(void);
 void test_qmp(void);
+void test_guestreport(void);
 
 #endif
