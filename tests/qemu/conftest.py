@@ -7,6 +7,8 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
 
+import vtb  # noqa: E402 - after the path
+
 
 def pytest_configure(config):
     config.addinivalue_line(
@@ -31,3 +33,30 @@ def pytest_collection_modifyitems(items):
                     group += "." + re.sub(r"[^\w.]+", "-", str(param)).strip("-")
                 item.add_marker(pytest.mark.xdist_group(group))
                 break
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    vtb.TEST_RUNS.clear()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A test that fails keeps the serial log and launcher output of every boot it ran, and of
+    the finished boots its fixtures hand it (a module's one boot), not only those that timed
+    out: an intermittent failure is then read from its evidence, not run again."""
+    report = (yield).get_result()
+    if not report.failed:
+        return
+    runs = list(vtb.TEST_RUNS)
+    runs += [v for v in getattr(item, "funcargs", {}).values()
+             if isinstance(v, vtb.Run) and all(v is not r for r in runs)]
+    notes = []
+    for run in runs:
+        if not run.kept:
+            notes.append(vtb.keep_evidence(run.serial, run.stderr,
+                                           f"the test failed (in its {report.when})",
+                                           test=item.nodeid))
+            run.kept = True
+    if notes:
+        report.sections.append(("vtb evidence", "\n".join(notes)))

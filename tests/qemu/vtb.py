@@ -35,6 +35,7 @@ class Run:
     stderr: str
     guest: dict = field(default_factory=dict)      # key -> last value
     guest_lines: list = field(default_factory=list)  # (key, value) in order
+    kept: bool = False                              # its evidence is on disk (keep_evidence)
 
     def values(self, key):
         return [v for k, v in self.guest_lines if k == key]
@@ -106,14 +107,18 @@ def read_serial(path):
         return untangle_console(f.read().replace("\r\n", "\n"))
 
 
-# where a boot that timed out leaves its serial log and launcher output (the failure names it)
-EVIDENCE_DIR = os.path.join(OUT, "tests", "timeouts")
+# where a boot that timed out, or any boot of a test that failed, leaves its serial log and
+# launcher output (the failure names it)
+EVIDENCE_DIR = os.path.join(OUT, "tests", "evidence")
+
+# the boots of the running test, for the evidence of one that fails (conftest.py)
+TEST_RUNS = []
 
 
-def keep_evidence(serial, stderr, why):
-    """Writes a boot's serial log and launcher output under EVIDENCE_DIR, named after the running
-    test; returns the sentence a failure message carries."""
-    test = os.environ.get("PYTEST_CURRENT_TEST", "boot").split(" ")[0]
+def keep_evidence(serial, stderr, why, test=None):
+    """Writes a boot's serial log and launcher output under EVIDENCE_DIR, named after the test
+    (by default the running one); returns the sentence a failure message carries."""
+    test = test or os.environ.get("PYTEST_CURRENT_TEST", "boot").split(" ")[0]
     name = re.sub(r"[^A-Za-z0-9_.-]+", "_", test)[-120:]
     os.makedirs(EVIDENCE_DIR, exist_ok=True)
     path = os.path.join(EVIDENCE_DIR, f"{name}-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.log")
@@ -123,9 +128,11 @@ def keep_evidence(serial, stderr, why):
 
 
 def parse_run(rc, serial, stderr):
-    if rc == TIMED_OUT:
+    timed_out = rc == TIMED_OUT
+    if timed_out:
         stderr += "\n" + keep_evidence(serial, stderr, "the boot timed out") + "\n"
-    run = Run(rc, serial, stderr)
+    run = Run(rc, serial, stderr, kept=timed_out)
+    TEST_RUNS.append(run)
     for line in serial.splitlines():
         m = re.match(r"^VTBOOT-GUEST: ([A-Za-z0-9_.-]+)[=:] ?(.*)$", line)
         if m:
