@@ -54,7 +54,7 @@ def list_of_mle(tmp, tboot_cmdline):
     return os.path.join(tmp, "list.lst")
 
 
-def tpm_state_with_po(tmp, *crtpol_args, index=PO_INDEX):
+def tpm_state_with_policy(tmp, *crtpol_args, index=PO_INDEX):
     """A provisioned TPM state in tmp/st whose PO index (or PS_INDEX: the platform supplier's,
     defined under the platform hierarchy before any firmware locks it) holds lcp2_crtpol's
     policy (tmp/pol.pol; a LIST policy's data file is tmp/pol.data); its bytes."""
@@ -104,7 +104,7 @@ def sinit_lines(run):
 
 def test_an_any_policy_allows_the_launch_and_is_measured():
     with tempfile.TemporaryDirectory() as tmp:
-        state, pol = tpm_state_with_po(tmp, "--type", "any", "--ctrl", "0x2")
+        state, pol = tpm_state_with_policy(tmp, "--type", "any", "--ctrl", "0x2")
         pol_path = os.path.join(tmp, "pol.pol")
         run = boot_with(need(SINIT, "make out/sinit.bin"), "--grub",
                         "console=ttyS0 panic=-1 vtboot.guest=txt-evlog", "--tpm-state", state)
@@ -135,7 +135,7 @@ def test_an_any_policy_allows_the_launch_and_is_measured():
 
 def test_a_policy_asking_for_a_newer_sinit_fails_the_launch():
     with tempfile.TemporaryDirectory() as tmp:
-        state, _ = tpm_state_with_po(tmp, "--type", "any", "--minver", "9")
+        state, _ = tpm_state_with_policy(tmp, "--type", "any", "--minver", "9")
         run = boot_with(need(SINIT, "make out/sinit.bin"), "--grub", "console=ttyS0 panic=-1",
                         "--tpm-state", state, "--reboot")
     lines = sinit_lines(run)
@@ -175,7 +175,7 @@ def test_a_list_policy_naming_tboots_mle_allows_it():
     heap, the SINIT checks the file against the policy's hash and finds the MLE it measured."""
     with tempfile.TemporaryDirectory() as tmp:
         lst = list_of_mle(tmp, TBOOT_CMDLINE)
-        state, _ = tpm_state_with_po(tmp, "--type", "list", "--data",
+        state, _ = tpm_state_with_policy(tmp, "--type", "list", "--data",
                                      os.path.join(tmp, "pol.data"), lst)
         run = boot_with(need(SINIT, "make out/sinit.bin"), "--grub", "console=ttyS0 panic=-1",
                         "--tpm-state", state, "--lcp-data", os.path.join(tmp, "pol.data"))
@@ -199,7 +199,7 @@ def test_a_list_policy_naming_another_mle_fails_the_launch(index, errorcode):
     nr = [PO_INDEX, PS_INDEX].index(index)
     with tempfile.TemporaryDirectory() as tmp:
         lst = list_of_mle(tmp, TBOOT_CMDLINE + " loglvl=none")
-        state, _ = tpm_state_with_po(tmp, "--type", "list", "--data",
+        state, _ = tpm_state_with_policy(tmp, "--type", "list", "--data",
                                      os.path.join(tmp, "pol.data"), lst, index=index)
         run = boot_with(need(SINIT, "make out/sinit.bin"), "--grub", "console=ttyS0 panic=-1",
                         "--tpm-state", state, "--lcp-data", os.path.join(tmp, "pol.data"),

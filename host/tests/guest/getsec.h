@@ -15,6 +15,13 @@ static inline uint32_t rd32(uint32_t a) { return *(volatile uint32_t *)a; }
 static inline void wr32(uint32_t a, uint32_t v) { *(volatile uint32_t *)a = v; }
 static inline uint64_t rd64(uint32_t a) { return (uint64_t)rd32(a + 4) << 32 | rd32(a); }
 static inline void wr64(uint32_t a, uint64_t v) { wr32(a, (uint32_t)v); wr32(a + 4, (uint32_t)(v >> 32)); }
+/* n bytes to physical address a (code for another CPU, an image): volatile, so that GCC keeps
+ * stores it cannot see read, and makes no memcpy call (no libc here) */
+static inline void copy_to(uint32_t a, const void *src, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        ((volatile uint8_t *)a)[i] = ((const uint8_t *)src)[i];
+}
 
 /* the loader's multiboot information, as getsec_main got it */
 extern const struct mb1_info *getsec_mbi;

@@ -213,10 +213,7 @@ uint32_t acm_setup(uint32_t offset)
     const struct mb1_module *m = (const struct mb1_module *)mbi->mods_addr;
     uint32_t size = m->mod_end - m->mod_start;
     uint32_t base = sinit_base() + offset;
-    const uint8_t *src = (const uint8_t *)m->mod_start;
-    uint8_t *dst = (uint8_t *)base;
-    for (uint32_t i = 0; i < size; i++)
-        dst[i] = src[i];
+    copy_to(base, (const void *)m->mod_start, size);
 
     uint32_t cr4;
     __asm__ volatile("mov %%cr4, %0" : "=r"(cr4));
@@ -504,8 +501,7 @@ static void ap_start_counting(void)
     static const uint8_t loop[] = { 0x0f, 0x20, 0xc0, 0x66, 0x25, 0xff, 0xff, 0xff, 0x9f,
                                     0x0f, 0x22, 0xc0, 0x8c, 0xc8, 0x8e, 0xd8,
                                     0x66, 0xff, 0x06, 0x40, 0x00, 0xeb, 0xf9 };
-    for (unsigned i = 0; i < sizeof(loop); i++)
-        ((volatile uint8_t *)AP_CODE)[i] = loop[i];
+    copy_to(AP_CODE, loop, sizeof(loop));
     *(volatile uint32_t *)AP_COUNTER = 0;
     lapic_ipi(ICR_INIT);                    /* whatever the BIOS left it doing: wait-for-SIPI */
     settle();
@@ -820,8 +816,7 @@ void acmode_case_senter_ap_nmi(void)
 {
     /* inc dword [0x44] (DS = CS: the counting loop set it); iret */
     static const uint8_t handler[] = { 0x66, 0xff, 0x06, 0x44, 0x00, 0xcf };
-    for (unsigned i = 0; i < sizeof(handler); i++)
-        ((volatile uint8_t *)AP_NMI_HANDLER)[i] = handler[i];
+    copy_to(AP_NMI_HANDLER, handler, sizeof(handler));
     *(volatile uint32_t *)AP_NMI_COUNTER = 0;
     /* the IVT lies in page 0, which GCC takes for a null dereference: it must not see the value */
     volatile uint16_t *ivt_nmi = (volatile uint16_t *)IVT_NMI;
