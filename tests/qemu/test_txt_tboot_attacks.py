@@ -208,8 +208,9 @@ def boot(before_launch):
             assert gdb.read_phys(STUB, len(stub_code())) == stub_code()
             if before_launch:
                 raise_edu_interrupt(gdb, bar0)
-    except (BrokenPipeError, ConnectionResetError):
-        # the control's stub powers the VM off as soon as the gdbstub lets it run
+    except (BrokenPipeError, ConnectionResetError, EOFError):
+        # the control's stub powers the VM off as soon as the gdbstub lets it run: the
+        # connection breaks on a write or (qemuctl's EOFError) on a read, whichever comes first
         assert before_launch, "the gdbstub's connection broke"
     if not before_launch:
         wait_for_the_launch(running)
