@@ -120,7 +120,8 @@ class Stopped:
     call whose shutdown_type is in `types`), then calls look(dbg) with the VM stopped there.
     QEMU starts paused (-S) so that breakpoints are set before anything runs; `before` is an
     optional list of (addr, fn(dbg)) run when addr is first reached. After look() the VM goes on
-    (detach) unless kill is True, in which case the launcher is stopped."""
+    (detach) unless kill is True, in which case the launcher is stopped; finish(running) ends the
+    boot (Running.sleep_cycles for a guest that suspends)."""
 
     def __init__(self, kernel, *args, cmdline="console=ttyS0 panic=-1", vtboot_cmdline=None,
                  types=None, before=(), timeout=240):
@@ -132,7 +133,7 @@ class Stopped:
         self.before = list(before)
         self.timeout = timeout
 
-    def go(self, look, kill=False):
+    def go(self, look, kill=False, finish=vtb.Running.finish):
         entry = shutdown_entry()
         page = shared_page_addr()
         result = None
@@ -167,7 +168,7 @@ class Stopped:
         finally:
             if kill:
                 self.run.proc.terminate()
-            run = self.run.finish()
+            run = finish(self.run)
         return result, run
 
 

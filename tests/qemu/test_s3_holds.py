@@ -319,30 +319,12 @@ def stopped_at_shutdown_entry(stype, change):
     """A two-CPU boot that suspends once, stopped through the gdbstub at vtboot's
     shutdown_entry on the first call whose shutdown_type is stype; change(dbg, page) makes the
     race there; the run then goes on."""
-    syms = vtb.elf_symbols()
-    entry, page = syms["shutdown_entry"], syms["_shared_page"]
-    r = vtb.Running("--smp", "2", "--memory", "128", "--cmdline",
-                    f"{GUEST} vtboot.guest=s3 vtboot.s3=1", "--", "-S", timeout=300)
-    raced = False
-    try:
-        dbg = kpatch.Debugger(r.gdb_path, timeout=30)
-        try:
-            dbg.break_at(entry)
-            while not raced:
-                dbg.resume_until_break(300)
-                if struct.unpack("<I", dbg.read_phys(page + 0x1c, 4))[0] == stype:
-                    change(dbg, page)
-                    raced = True
-                else:
-                    dbg.step_over(entry, 300)
-            dbg.clear_break(entry)
-        finally:
-            dbg.close(resume=True)
-        return r.sleep_cycles(1)
-    except BaseException:
-        r.proc.kill()
-        r.finish()
-        raise
+    stop = kpatch.Stopped("patched", "--smp", "2", "--memory", "128",
+                          cmdline=f"{GUEST} vtboot.guest=s3 vtboot.s3=1", types={stype},
+                          timeout=300)
+    _, run = stop.go(lambda dbg: change(dbg, kpatch.shared_page_addr()),
+                     finish=lambda running: running.sleep_cycles(1))
+    return run
 
 
 @pytest.mark.parametrize("claimed", [True, False], ids=["boot-cpu-claimed", "unclaimed"])
