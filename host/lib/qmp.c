@@ -59,21 +59,22 @@ static void handle_line(struct qmp *q, char *line)
     }
 }
 
-static void on_readable(void *ctx, int fd, short revents)
+/* One read and the whole lines it completes; returns false when nothing more is there now */
+static bool read_some(struct qmp *q, int fd)
 {
-    struct qmp *q = ctx;
     char tmp[65536];
     ssize_t n;
 
-    (void)revents;
-    n = read(fd, tmp, sizeof(tmp));
-    if (n < 0 && (errno == EAGAIN || errno == EINTR))
-        return;
+    do
+        n = read(fd, tmp, sizeof(tmp));
+    while (n < 0 && errno == EINTR);
+    if (n < 0 && errno == EAGAIN)
+        return false;
     if (n <= 0) {
         q->eof = true;
         ev_del(fd);
         log_dbg("QMP connection closed");
-        return;
+        return false;
     }
     if (q->len + (size_t)n + 1 > q->cap) {
         q->cap = (q->len + (size_t)n + 1) * 2;
@@ -100,6 +101,21 @@ static void on_readable(void *ctx, int fd, short revents)
         memmove(q->buf, nl + 1, q->len - ll - 1);
         q->len -= ll + 1;
     }
+    return true;
+}
+
+static void on_readable(void *ctx, int fd, short revents)
+{
+    (void)revents;
+    read_some(ctx, fd);
+}
+
+void qmp_drain(struct qmp *q)
+{
+    if (q->fd < 0 || q->eof || fd_set_nonblock(q->fd) != 0)
+        return;
+    while (read_some(q, q->fd))
+        ;
 }
 
 void qmp_attach(struct qmp *q, int fd, qmp_event_fn fn, void *ctx)

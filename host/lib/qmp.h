@@ -41,6 +41,9 @@ int qmp_hmp(struct qmp *q, const char *cmdline, char **out, char *err, size_t er
 /* query-status's "status" ("running", "paused", "debug", "suspended", ...) into status. */
 int qmp_status(struct qmp *q, char *status, size_t statussz, char *err, size_t errsz,
                int timeout_ms);
+/* Once QEMU is gone: what it wrote before it went (its SHUTDOWN among it), to the end of the
+ * stream, dispatched as the event loop would have. */
+void qmp_drain(struct qmp *q);
 void qmp_detach(struct qmp *q);
 
 #endif

@@ -851,6 +851,7 @@ static int prepare_and_run(struct run *r)
         return EXIT_SETUP;
     run_loop(r);
     stop_qemu(r);
+    qmp_drain(&r->qmp);     /* the loop may have seen QEMU gone before it read the last event */
     conclude(r);
     if (r->o.attest.on && r->fate.outcome == OUT_POWEROFF) {
         relay_drain(&r->com1);

@@ -56,7 +56,32 @@ static void test_qmp_greets_once(void)
     qmp_detach(&q);
 }
 
+/* QEMU that exits right after its SHUTDOWN event: the launcher may see the process gone before
+ * the event loop has read the event (CI, a control VM that powers off as the gdbstub lets it
+ * run: "QEMU ended without a SHUTDOWN event"). qmp_drain() reads it, without the loop. */
+static void test_qmp_drain_reads_what_an_exited_peer_wrote(void)
+{
+    static const char peer[] = "{\"QMP\": {}}\n{\"event\": \"STOP\"}\n"
+                               "{\"event\": \"SHUTDOWN\", \"data\": {\"reason\": \"guest-shutdown\"}}\n";
+    struct qmp q;
+    int sv[2];
+
+    CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0, "socketpair");
+    nseen = 0;
+    qmp_attach(&q, sv[0], on_event, NULL);
+    CHECK(write(sv[1], peer, strlen(peer)) == (ssize_t)strlen(peer), "peer write");
+    close(sv[1]);
+    qmp_drain(&q);
+    CHECK(nseen == 2 && !strcmp(seen[0], "STOP") && !strcmp(seen[1], "SHUTDOWN"),
+          "events after the drain: %u [%s] [%s]", nseen, seen[0], seen[1]);
+    CHECK(q.eof, "the drain read to the end of the stream");
+    qmp_drain(&q);
+    CHECK(nseen == 2, "a second drain dispatches nothing: %u", nseen);
+    qmp_detach(&q);
+}
+
 void test_qmp(void)
 {
     test_qmp_greets_once();
+    test_qmp_drain_reads_what_an_exited_peer_wrote();
 }
