@@ -315,15 +315,15 @@ def test_damaged_memory_log_header_keeps_logging_inside_the_log():
 
 # ---- two CPUs in shutdown_entry at once ---------------------------------------------------------
 
-def stopped_at_shutdown_entry(stype, change):
+def stopped_at_shutdown_entry(stype, change, during_sleep=None):
     """A two-CPU boot that suspends once, stopped through the gdbstub at vtboot's
     shutdown_entry on the first call whose shutdown_type is stype; change(dbg, page) makes the
-    race there; the run then goes on."""
+    race there; the run then goes on (during_sleep as in sleep_cycles)."""
     stop = kpatch.Stopped("patched", "--smp", "2", "--memory", "128",
                           cmdline=f"{GUEST} vtboot.guest=s3 vtboot.s3=1", types={stype},
                           timeout=300)
     _, run = stop.go(lambda dbg: change(dbg, kpatch.shared_page_addr()),
-                     finish=lambda running: running.sleep_cycles(1))
+                     finish=lambda running: running.sleep_cycles(1, during_sleep))
     return run
 
 
@@ -374,6 +374,39 @@ def test_late_offlined_cpu_that_overwrites_the_boot_cpus_s3_halts():
     assert "ERROR: HALT: the kernel's shutdown request was lost" in lines
     assert not [l for l in lines if l.startswith(("shutdown_entry: S3", "S3: MAC"))]
     assert not run.values("s3-resumed")
+
+
+def test_offlined_cpu_still_writing_when_s3_macs_is_taken_back():
+    """The race of the S3 take-over (takeover.c), forced: Linux counts an offlined CPU dead
+    before it reaches vtboot, so with vtboot's num_in_wfs one too high the boot CPU may MAC
+    memory while that CPU still runs the kernel's last instructions. The test stops CPU 1 at
+    shutdown_entry on its way to wait-for-SIPI and sends it, for good, into a loop that
+    increments the word at its stack pointer (the kernel's stack: RAM that S3 MACs) and a
+    counter, from code in vtboot's unmeasured persistent area (identity-mapped by the kernel's
+    tboot page tables). S3 must stop it (INIT) before it MACs: the resume then finds memory
+    unchanged. Without the take-over the loop writes on after the MAC, and the resume halts
+    with the region changed."""
+    stub_at = vtb.elf_symbols()["_s3_state_end"]
+    counter = stub_at + 16
+    # 64-bit (Linux calls shutdown_entry in long mode): incl (%rsp); incl counter(%rip); jmp
+    stub = bytes.fromhex("ff0424ff05") + struct.pack("<i", counter - (stub_at + 9)) + b"\xeb\xf5"
+    seen = {}
+
+    def loop_on_cpu1(dbg, page):
+        dbg.write_phys(stub_at, stub.ljust(16, b"\xcc") + bytes(4))
+        dbg.set_rip(stub_at)
+
+    def asleep(i, gdb, qmp):
+        seen["count"] = struct.unpack("<I", gdb.read_phys(counter, 4))[0]
+
+    run = stopped_at_shutdown_entry(5, loop_on_cpu1, asleep)
+    assert run.rc == vtb.POWERED_OFF, run.stderr
+    assert seen["count"] > 0, "CPU 1 never ran the loop"
+    lines = run.vtboot_lines()
+    assert not [l for l in lines if l.startswith("ERROR")]
+    assert len([l for l in lines if l.startswith("S3: memory integrity verified: ")]) == 1
+    assert run.values("s3-resumed") == ["1 rc=0 "]
+    assert "S3: 1 other CPUs checked in (APIC IDs 1) and park under the MLE's IDT" in lines
 
 
 # ---- S3 through GRUB --------------------------------------------------------------------------
