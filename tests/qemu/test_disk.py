@@ -36,14 +36,17 @@ def make_env():
 @pytest.fixture(scope="session")
 def built():
     """make disk-image (make deb first), once per pytest worker; the lock keeps two workers
-    from building the packages into out/deb at the same time (the image builder has its own).
+    from building the packages into OUT/deb at the same time (the image builder has its own).
     VTBOOT_DISK_IMAGE=FILE boots that image instead (a copy of one built so, for debugging)."""
     if os.environ.get("VTBOOT_DISK_IMAGE"):
         return os.environ["VTBOOT_DISK_IMAGE"]
     os.makedirs(vtb.OUT, exist_ok=True)
     with open(os.path.join(vtb.OUT, ".disk-image.lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        p = subprocess.run(["make", "--no-print-directory", "-s", "-C", vtb.ROOT, "disk-image"],
+        # OUT= as VTBOOT_OUT says: pytest run by hand with VTBOOT_OUT alone once built the
+        # image into out/ and booted the one in VTBOOT_OUT, which that build had evicted
+        p = subprocess.run(["make", "--no-print-directory", "-s", "-C", vtb.ROOT,
+                            f"OUT={os.path.abspath(vtb.OUT)}", "disk-image"],
                            env=make_env(), capture_output=True, text=True, timeout=3600)
     assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-5000:]
     return os.path.realpath(os.path.join(vtb.OUT, "disk", "disk.img"))
