@@ -188,11 +188,15 @@ else
         log "installing $(basename "$deb") over the image's vtboot package ($tmp)"
         setup_boot "$setup/disk.img" "$tmp" reinstall
         cp "$setup/setup.log" "$tmp/setup-first.log"
-        rm -rf "$cache"/image-*
         mv "$tmp" "$image"
         tmp=
         log "image ready: vtboot package replaced, setup boot $(($(now) - t0)) s"
     fi
+    # the three images used last stay: two checkouts that share the cache (or one and a clean
+    # clone of it) each boot their own, and removing every other image on each build failed
+    # the other checkout's disk tests as they ran
+    touch "$image"
+    ls -dt "$cache"/image-* | tail -n +4 | xargs -r rm -rf
 fi
 
 ln -sfn "$image/disk.img" "$outdir/disk.img"
