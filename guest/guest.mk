@@ -21,7 +21,8 @@ $(GUEST_TOOL_OBJDIR)/vtboot-seal: $(GUEST_SRCS.vtboot-seal) $(wildcard src/tpm/*
 # vtboot-tpm-attack: root's attempts on the host's TPM hierarchies (vtboot's TPM code over
 # /dev/tpm0). Linked against the image's glibc (txt-stat's): 20 KB, not a static 900 KB that
 # every boot would measure.
-GUEST_LIBC_TOOLS := $(GUEST_TOOL_OBJDIR)/vtboot-tpm-attack $(GUEST_TOOL_OBJDIR)/vtboot-txt-evlog
+GUEST_LIBC_TOOLS := $(GUEST_TOOL_OBJDIR)/vtboot-tpm-attack $(GUEST_TOOL_OBJDIR)/vtboot-txt-evlog \
+	$(GUEST_TOOL_OBJDIR)/vtboot-mmio-race
 GUEST_SRCS.vtboot-tpm-attack := guest/tools/vtboot-tpm-attack.c guest/tools/tpmdev.c src/tpm/tpm2.c \
 	src/tpm/marshal.c src/lib/format.c src/lib/string.c
 
@@ -40,6 +41,12 @@ $(GUEST_TOOL_OBJDIR)/vtboot-txt-evlog: guest/tools/vtboot-txt-evlog.c src/txt/he
 	@mkdir -p $(@D)
 	$(CC) -std=gnu11 -O2 -Wall -Wextra -Werror -Iinclude -Isrc -o $@ \
 	    guest/tools/vtboot-txt-evlog.c src/txt/heap.c src/lib/format.c src/lib/string.c
+
+# vtboot-mmio-race: QEMU's routing of one CPU's MMIO while another changes the memory map
+# (issue 21's lost EOI); dynamic, as vtboot-tpm-attack
+$(GUEST_TOOL_OBJDIR)/vtboot-mmio-race: guest/tools/vtboot-mmio-race.c
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 -O2 -Wall -Wextra -Werror -o $@ $<
 
 $(GUEST_TOOL_OBJDIR)/vtboot-keyscan: guest/tools/vtboot-keyscan.c
 	@mkdir -p $(@D)

@@ -140,9 +140,10 @@ EOT
         | grep -q "Size: $(stat -c %s "$deb")" || { log "debugfs: cannot write the package"; exit 1; }
     debugfs -R "cat /usr/local/sbin/vtboot-image-setup" "$fs" 2>/dev/null \
         | cmp -s - "$here/disk-image/setup.sh" || { log "debugfs: cannot write setup.sh"; exit 1; }
-    # the image's own kernel and initrd, root on the disk, the setup script as init
+    # the image's own kernel and initrd, root on the disk, the setup script as init; TCG on one
+    # thread, as vtboot-qemu (host/README.md: QEMU 7.2's memory map race)
     set +e
-    timeout 1500 qemu-system-x86_64 -nodefaults -no-user-config -machine q35 -accel tcg \
+    timeout 1500 qemu-system-x86_64 -nodefaults -no-user-config -machine q35 -accel tcg,thread=single \
         -cpu max -m 1024 -smp 2 -display none -no-reboot \
         -kernel "$base/vmlinuz" -initrd "$base/initrd.img" \
         -append "root=UUID=$(cat "$base/root-uuid") rw console=ttyS0,115200 panic=-1 init=/usr/local/sbin/vtboot-image-setup vtboot.setup=$3" \

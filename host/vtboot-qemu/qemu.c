@@ -24,9 +24,13 @@ void qemu_argv(struct strv *a, const struct qemu_cfg *c)
         strv_add(a, "-global");
         strv_addf(a, "intel-txt.sinit-key-hash=%s", c->sinit_key_hash);
     }
-    /* KVM does not work on our machines; TCG always */
+    /* KVM does not work on our machines; TCG always. One thread for all vCPUs: with one per
+     * vCPU, QEMU 7.2 hands a CPU the new memory map when another CPU changes it (a PCI BAR
+     * switched on or off) but flushes its TLB later, and an MMIO access in between goes to
+     * another region; a local APIC EOI lost that way held a CPU's timer back for good after
+     * an S3 resume (issue 21; docs/testing.md, "QEMU's memory map race") */
     strv_add(a, "-accel");
-    strv_add(a, "tcg");
+    strv_add(a, "tcg,thread=single");
     strv_add(a, "-cpu");
     strv_add(a, c->cpu ? c->cpu : "max,vendor=GenuineIntel");
     strv_add(a, "-m");

@@ -16,6 +16,8 @@ import vtb
 
 GUEST = "console=ttyS0 panic=-1 no_console_suspend"
 HALTED = r"^ERROR: HALT: S3 integrity check failed$"
+# S3 took CPU 1 back before it MACed memory (src/mle/takeover.c)
+S3_TOOK_CPU1_BACK = "S3: 1 other CPUs checked in (APIC IDs 1) and park under the MLE's IDT"
 
 
 # ---- vtboot's structures, from its own debug information (DWARF, read with pyelftools) -------
@@ -388,8 +390,11 @@ def test_offlined_cpu_still_writing_when_s3_macs_is_taken_back():
     with the region changed."""
     stub_at = vtb.elf_symbols()["_s3_state_end"]
     counter = stub_at + 16
-    # 64-bit (Linux calls shutdown_entry in long mode): incl (%rsp); incl counter(%rip); jmp
-    stub = bytes.fromhex("ff0424ff05") + struct.pack("<i", counter - (stub_at + 9)) + b"\xeb\xf5"
+    # 64-bit (Linux calls shutdown_entry in long mode): incl (%rsp); incl counter(%rip); pause;
+    # jmp. The pause lets the boot CPU run: QEMU runs all vCPUs on one thread (vtboot-qemu),
+    # and a loop without an exit kept it for 100 ms at each of the boot CPU's own pauses.
+    stub = (bytes.fromhex("ff0424ff05") + struct.pack("<i", counter - (stub_at + 9)) +
+            b"\xf3\x90\xeb\xf3")
     seen = {}
 
     def loop_on_cpu1(dbg, page):
@@ -406,7 +411,7 @@ def test_offlined_cpu_still_writing_when_s3_macs_is_taken_back():
     assert not [l for l in lines if l.startswith("ERROR")]
     assert len([l for l in lines if l.startswith("S3: memory integrity verified: ")]) == 1
     assert run.values("s3-resumed") == ["1 rc=0 "]
-    assert "S3: 1 other CPUs checked in (APIC IDs 1) and park under the MLE's IDT" in lines
+    assert S3_TOOK_CPU1_BACK in lines
 
 
 # ---- S3 through GRUB --------------------------------------------------------------------------
@@ -437,8 +442,7 @@ def test_s3_through_grub_many_cycles_with_cpu_hotplug(loader):
     # before each MAC vtboot took CPU 1 back from wherever it was: the kernel counts it dead
     # before it reaches vtboot's park, and a late write of its into a MAC region once failed
     # the resume's check (src/mle/takeover.c)
-    assert run.vtboot_lines().count(
-        "S3: 1 other CPUs checked in (APIC IDs 1) and park under the MLE's IDT") == cycles
+    assert run.vtboot_lines().count(S3_TOOK_CPU1_BACK) == cycles
     assert run.values("s3-cpu1") == [f"{i} online={v} rc=0 " for i in range(1, cycles + 1)
                                      for v in (0, 1)]
     # after each resume CPU 1 takes timer interrupts again (issue 21: once it never did)
