@@ -44,9 +44,11 @@ $(GUEST_TOOL_OBJDIR)/vtboot-txt-evlog: guest/tools/vtboot-txt-evlog.c src/txt/he
 
 # vtboot-mmio-race: QEMU's routing of one CPU's MMIO while another changes the memory map
 # (issue 21's lost EOI); dynamic, as vtboot-tpm-attack
-$(GUEST_TOOL_OBJDIR)/vtboot-mmio-race: guest/tools/vtboot-mmio-race.c
+$(GUEST_TOOL_OBJDIR)/vtboot-mmio-race: guest/tools/vtboot-mmio-race.c guest/tools/pcidev.c \
+                                       guest/tools/pcidev.h
 	@mkdir -p $(@D)
-	$(CC) -std=gnu11 -O2 -Wall -Wextra -Werror -o $@ $<
+	$(CC) -std=gnu11 -O2 -Wall -Wextra -Werror -o $@ guest/tools/vtboot-mmio-race.c \
+	    guest/tools/pcidev.c
 
 $(GUEST_TOOL_OBJDIR)/vtboot-keyscan: guest/tools/vtboot-keyscan.c
 	@mkdir -p $(@D)
@@ -57,9 +59,11 @@ $(GUEST_TOOL_OBJDIR)/vtboot-keyscan: guest/tools/vtboot-keyscan.c
 # initrd-attest.img (below): the plain image stays as it was.
 GUEST_ATTEST_TOOLS := $(GUEST_TOOL_OBJDIR)/vtboot-hostpage
 
-$(GUEST_TOOL_OBJDIR)/vtboot-hostpage: guest/tools/vtboot-hostpage.c host/lib/hostpage.c host/lib/hostpage.h
+$(GUEST_TOOL_OBJDIR)/vtboot-hostpage: guest/tools/vtboot-hostpage.c host/lib/hostpage.c host/lib/hostpage.h \
+                                      guest/tools/pcidev.c guest/tools/pcidev.h
 	@mkdir -p $(@D)
-	$(CC) -std=gnu11 -O2 -static -Wall -Wextra -Werror -Ihost/lib -Isrc -o $@ guest/tools/vtboot-hostpage.c host/lib/hostpage.c
+	$(CC) -std=gnu11 -O2 -static -Wall -Wextra -Werror -Ihost/lib -Isrc -o $@ guest/tools/vtboot-hostpage.c \
+	    host/lib/hostpage.c guest/tools/pcidev.c
 
 GUEST_INPUTS := guest/mkinitrd.sh guest/init guest/guest.mk $(GUEST_TOOLS) \
 	$(wildcard /bin/busybox /usr/sbin/txt-stat /usr/sbin/txt-acminfo /lib/x86_64-linux-gnu/libc.so.6 /lib64/ld-linux-x86-64.so.2)

@@ -16,6 +16,7 @@
  * 2 usage.
  */
 #include "hostpage.h"
+#include "pcidev.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -26,26 +27,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#define SYSFS_PCI "/sys/bus/pci/devices"
 #define IVSHMEM_VENDOR 0x1af4u
 #define IVSHMEM_DEVICE 0x1110u
 #define MAP_MAX (64u * 1024u)
-
-static unsigned long read_hex_file(const char *dir, const char *name)
-{
-    char path[512], buf[32] = "";
-    FILE *f;
-    unsigned long v;
-
-    snprintf(path, sizeof(path), "%s/%s/%s", SYSFS_PCI, dir, name);
-    f = fopen(path, "r");
-    if (!f)
-        return ~0ul;
-    if (!fgets(buf, sizeof(buf), f) || sscanf(buf, "%lx", &v) != 1)
-        v = ~0ul;
-    fclose(f);
-    return v;
-}
 
 /* BAR 2's size from the device's resource file; 0 if unassigned or unreadable */
 static unsigned long long bar2_size(const char *dev)
@@ -55,7 +39,7 @@ static unsigned long long bar2_size(const char *dev)
     FILE *f;
     int ok = 1;
 
-    snprintf(path, sizeof(path), "%s/%s/resource", SYSFS_PCI, dev);
+    snprintf(path, sizeof(path), "%s/%s/resource", PCIDEV_SYSFS, dev);
     f = fopen(path, "r");
     if (!f)
         return 0;
@@ -82,7 +66,7 @@ static uint8_t *read_bar2(const char *dev, size_t *len, char *why, size_t whysz)
                  HOSTPAGE_HDR);
         return NULL;
     }
-    snprintf(path, sizeof(path), "%s/%s/resource2", SYSFS_PCI, dev);
+    snprintf(path, sizeof(path), "%s/%s/resource2", PCIDEV_SYSFS, dev);
     fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         snprintf(why, whysz, "open %.512s: %s", path, strerror(errno));
@@ -133,9 +117,9 @@ int main(int argc, char **argv)
     if (!name && !list)
         return usage();
 
-    nents = scandir(SYSFS_PCI, &ents, NULL, alphasort);
+    nents = scandir(PCIDEV_SYSFS, &ents, NULL, alphasort);
     if (nents < 0) {
-        fprintf(stderr, "vtboot-hostpage: %s: %s\n", SYSFS_PCI, strerror(errno));
+        fprintf(stderr, "vtboot-hostpage: %s: %s\n", PCIDEV_SYSFS, strerror(errno));
         return 1;
     }
     for (int i = 0; i < nents; i++) {
@@ -143,8 +127,7 @@ int main(int argc, char **argv)
         uint8_t *mem;
         size_t len;
 
-        if (dev[0] == '.' || read_hex_file(dev, "vendor") != IVSHMEM_VENDOR ||
-            read_hex_file(dev, "device") != IVSHMEM_DEVICE)
+        if (!pcidev_is(dev, IVSHMEM_VENDOR, IVSHMEM_DEVICE))
             continue;
         ndev++;
         mem = read_bar2(dev, &len, why, sizeof(why));
@@ -168,7 +151,7 @@ int main(int argc, char **argv)
     if (!page) {
         if (!ndev)
             fprintf(stderr, "vtboot-hostpage: no host page: no ivshmem PCI device (%04x:%04x) "
-                    "in %s\n", IVSHMEM_VENDOR, IVSHMEM_DEVICE, SYSFS_PCI);
+                    "in %s\n", IVSHMEM_VENDOR, IVSHMEM_DEVICE, PCIDEV_SYSFS);
         else
             fprintf(stderr, "vtboot-hostpage: no host page: %s\n", why);
         goto out;

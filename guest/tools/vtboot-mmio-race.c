@@ -16,6 +16,8 @@
  * status: 0 if no read went astray, 1 if one did, 2 if the race could not be set up.
  */
 #define _GNU_SOURCE
+#include "pcidev.h"
+
 #include <dirent.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -28,6 +30,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#define EDU_VENDOR 0x1234u
+#define EDU_DEVICE 0x11e8u
 #define APIC_BASE 0xfee00000u
 #define APIC_VERSION_OFF 0x30u
 #define PCI_COMMAND_OFF 4
@@ -64,31 +68,16 @@ static double seconds_now(void)
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-/* The config space file of the first edu device, in path. */
+/* The config space file of the first edu device, in path; "" if there is none. */
 static void find_edu(char *path, size_t size)
 {
-    DIR *dir = opendir("/sys/bus/pci/devices");
+    DIR *dir = opendir(PCIDEV_SYSFS);
     struct dirent *e;
 
     path[0] = 0;
     while (dir && (e = readdir(dir))) {
-        char file[300], vendor[16] = "", device[16] = "";
-        FILE *f;
-
-        snprintf(file, sizeof(file), "/sys/bus/pci/devices/%s/vendor", e->d_name);
-        if ((f = fopen(file, "r"))) {
-            if (!fgets(vendor, sizeof(vendor), f))
-                vendor[0] = 0;
-            fclose(f);
-        }
-        snprintf(file, sizeof(file), "/sys/bus/pci/devices/%s/device", e->d_name);
-        if ((f = fopen(file, "r"))) {
-            if (!fgets(device, sizeof(device), f))
-                device[0] = 0;
-            fclose(f);
-        }
-        if (!strncmp(vendor, "0x1234", 6) && !strncmp(device, "0x11e8", 6)) {
-            snprintf(path, size, "/sys/bus/pci/devices/%s/config", e->d_name);
+        if (pcidev_is(e->d_name, EDU_VENDOR, EDU_DEVICE)) {
+            snprintf(path, size, "%s/%s/config", PCIDEV_SYSFS, e->d_name);
             break;
         }
     }
@@ -163,8 +152,7 @@ int main(int argc, char **argv)
 
     pin_to(0);
     uint64_t switches = 0;
-    int status;
-    while (waitpid(reader, &status, WNOHANG) == 0) {
+    while (waitpid(reader, NULL, WNOHANG) == 0) {
         if (switch_memory_decoding(config, &command))
             fail("cannot write the edu device's COMMAND register");
         switches++;
