@@ -29,6 +29,7 @@ include kernel/kernel.mk
 include guest/guest.mk
 include xen/xen.mk
 include qemu/qemu.mk
+include seabios/seabios.mk
 include tests/tests.mk
 include packaging/packaging.mk
 
