@@ -25,6 +25,7 @@
 #include "vsenter_host.h"
 
 #include "abi/tb_policy.h"
+#include "txt/acm.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -59,6 +60,7 @@ struct run {
     struct boot boot;
     char sinit_key_hash[2 * ACMKEY_HASH_LEN + 1];       /* --sinit-key's, for the chipset */
     char qemu_bin[PATH_MAX];    /* --txt: the TXT QEMU, an absolute path */
+    char bios[PATH_MAX];        /* --txt: its firmware, an absolute path */
     char *tmp, *bootdir;
     char *iso;                  /* --grub: the ISO to boot */
     char *tpm_dir;              /* the TPM state directory */
@@ -236,6 +238,12 @@ static int check_files(struct run *r)
         (!realpath(r->o.qemu_bin, r->qemu_bin) || access(r->qemu_bin, X_OK) != 0)) {
         log_err("the TXT QEMU %s: %s (make builds out/bin/qemu-system-x86_64-txt; --qemu or "
                 "$VTBOOT_QEMU_TXT name another)", r->o.qemu_bin, strerror(errno));
+        rc = -1;
+    }
+    if (r->o.txt && !r->o.make_iso &&
+        (!realpath(r->o.bios, r->bios) || access(r->bios, R_OK) != 0)) {
+        log_err("the TXT firmware %s: %s (make builds out/bios-txt.bin; --bios or "
+                "$VTBOOT_BIOS_TXT name another)", r->o.bios, strerror(errno));
         rc = -1;
     }
     if (r->boot.kernel)
@@ -426,6 +434,33 @@ static char *policy_copy(struct run *r, size_t *size)
     return copy;
 }
 
+/* The NV index tboot reads its policy from: on the TXT platform the one --sinit's
+ * tpm_nv_index_set selects (our SINIT's: 0x01C10131), else 0x01200001. 0, or -1 said. */
+static int policy_nv_index(const struct run *r, uint32_t *index)
+{
+    struct acm_info ai;
+    char err[160];
+    size_t len;
+    uint8_t *acm;
+
+    *index = TB_POLICY_NV_INDEX_TPM2;
+    if (!r->o.txt || !r->o.sinit)
+        return 0;
+    acm = file_read_all(r->o.sinit, &len, 1u << 24);
+    if (!acm) {
+        log_perr("read %s", r->o.sinit);
+        return -1;
+    }
+    int rc = acm_parse(acm, len, &ai, err, sizeof(err));
+    free(acm);
+    if (rc != 0) {
+        log_err("--sinit %s: %s", r->o.sinit, err);
+        return -1;
+    }
+    *index = acm_tb_policy_index(&ai);
+    return 0;
+}
+
 /*
  * The TPM state before swtpm starts for QEMU: a fresh one (swtpm_setup, --pcr-banks) unless
  * the directory has one, its owner and lockout authorizations taken (tpmprov.h), then --policy
@@ -463,19 +498,22 @@ static int prepare_tpm(struct run *r)
     }
     {
         size_t size = 0;
+        uint32_t index;
         char *copy = o->policy ? policy_copy(r, &size) : NULL;
         int64_t t1 = now_ms();
 
-        if (o->policy && !copy)
+        if ((o->policy && !copy) || policy_nv_index(r, &index) != 0) {
+            free(copy);
             return -1;
+        }
         /* the owner and lockout authorizations (once per state), then the policy */
-        rc = tpmprov_provision(state, r->tmp, TB_POLICY_NV_INDEX_TPM2, copy, size, fresh);
+        rc = tpmprov_provision(state, r->tmp, index, copy, size, fresh);
         free(copy);
         if (rc != 0)
             return rc;
         if (o->policy && o->provision_only)
             log_msg("wrote %s (%zu bytes) into NV index 0x%08x of %s (%.2f s)", o->policy, size,
-                    TB_POLICY_NV_INDEX_TPM2, state, (double)(now_ms() - t1) / 1000);
+                    index, state, (double)(now_ms() - t1) / 1000);
         else if (o->policy)
             log_dbg("policy provisioned in %d ms", (int)(now_ms() - t1));
     }
@@ -567,6 +605,7 @@ static int start_qemu(struct run *r, struct boot_strings *s)
     }
 
     c.binary = r->o.txt ? r->qemu_bin : NULL;
+    c.bios = r->o.txt ? r->bios : NULL;
     c.txt = r->o.txt;
     c.sinit_key_hash = r->o.sinit_key ? r->sinit_key_hash : NULL;
     c.machine = r->o.machine;

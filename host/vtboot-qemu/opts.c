@@ -53,9 +53,10 @@ static void usage(FILE *f)
 "  --pcr-banks LIST    PCR banks of a fresh TPM state (swtpm_setup --pcr-banks): a comma\n"
 "                      list of sha1, sha256, sha384, sha512, or \"all\" (default sha1,sha256)\n"
 "  --policy FILE       before the boot, write FILE's bytes (1 to 2048, not checked) into the\n"
-"                      TPM's NV index 0x01200001 (tboot's policy index) with tpm2-tools:\n"
-"                      attributes ownerwrite|authread|ownerread|no_da; an existing index is\n"
-"                      replaced\n"
+"                      TPM's NV index tboot reads its policy from with tpm2-tools (0x01200001;\n"
+"                      with --txt and a --sinit whose TPM info sets tpm_nv_index_set, as\n"
+"                      out/sinit.bin does: 0x01C10131): attributes\n"
+"                      ownerwrite|authread|ownerread|no_da; an existing index is replaced\n"
 "  --provision-only    only create the state in --tpm-state DIR if it has none and write\n"
 "                      --policy FILE (if given) into it, then exit 0 without booting\n"
 "  --no-tpm            no swtpm and no TPM device\n"
@@ -85,6 +86,9 @@ static void usage(FILE *f)
 "                      ends at power off, a crash or the timeout (without: a reset ends it)\n"
 "  --qemu F            with --txt: the TXT QEMU (default $VTBOOT_QEMU_TXT if set, else\n"
 "                      out/bin/qemu-system-x86_64-txt, built by make)\n"
+"  --bios F            with --txt: the firmware (default $VTBOOT_BIOS_TXT if set, else\n"
+"                      out/bios-txt.bin, built by make: SeaBIOS locking SMRAM and leaving\n"
+"                      MMIO uncached, as a TXT BIOS must; seabios/README.md)\n"
 "  --tpm-fault SPEC    the TPM answers a command with an error instead of running it\n"
 "                      (repeatable): SPEC is CC[:H][@N]=RC, CC a TPM 2.0 command name\n"
 "                      (PCR_Read, NV_Read, Unseal, ...; \"--tpm-fault list\" lists them) or\n"
@@ -150,7 +154,7 @@ enum {
     O_MAKE_ISO, O_SMP, O_MEMORY, O_MACHINE, O_TPM_STATE, O_NO_TPM, O_NO_DRTM, O_TIMEOUT,
     O_SERIAL_LOG, O_KEEP_TEMP, O_PRINT_MODULES, O_PRINT_CMDLINE, O_POLICY, O_PROVISION_ONLY,
     O_PCR_BANKS, O_QMP, O_GDB, O_TPM_FAULT, O_GRUB_PRELUDE, O_DISK, O_XEN, O_XEN_CMDLINE,
-    O_CPU, O_TXT, O_TBOOT, O_TBOOT_CMDLINE, O_SINIT, O_SINIT_KEY, O_LCP_DATA, O_QEMU, O_REBOOT,
+    O_CPU, O_TXT, O_TBOOT, O_TBOOT_CMDLINE, O_SINIT, O_SINIT_KEY, O_LCP_DATA, O_QEMU, O_BIOS, O_REBOOT,
 };
 #define O_ATTEST 1024           /* + ATTEST_OPT_*: --attest and its options (attestrun.h) */
 
@@ -207,6 +211,7 @@ int opts_parse(struct opts *o, int argc, char **argv)
         { "lcp-data", required_argument, NULL, O_LCP_DATA },
         { "reboot", no_argument, NULL, O_REBOOT },
         { "qemu", required_argument, NULL, O_QEMU },
+        { "bios", required_argument, NULL, O_BIOS },
         { "smp", required_argument, NULL, O_SMP },
         { "memory", required_argument, NULL, O_MEMORY },
         { "machine", required_argument, NULL, O_MACHINE },
@@ -299,11 +304,13 @@ int opts_parse(struct opts *o, int argc, char **argv)
             break;
         case O_REBOOT: o->reboot = true; break;
         case O_QEMU:
+        case O_BIOS:
             if (!*optarg) {
-                log_err("--qemu: expected a QEMU binary");
+                log_err(c == O_QEMU ? "--qemu: expected a QEMU binary"
+                                    : "--bios: expected a firmware image");
                 return -1;
             }
-            o->qemu_bin = optarg;
+            *(c == O_QEMU ? &o->qemu_bin : &o->bios) = optarg;
             break;
         case O_SMP:
             if (parse_int("--smp", optarg, 1, 64, &o->smp) != 0)
@@ -395,10 +402,10 @@ int opts_parse(struct opts *o, int argc, char **argv)
     }
     o->extra = argv + optind;
     o->nextra = argc - optind;
-    if (!o->txt && (o->tboot || o->tboot_cmdline || o->qemu_bin || o->sinit || o->sinit_key ||
-                    o->lcp_data || o->reboot)) {
-        log_err("--tboot, --tboot-cmdline, --sinit, --sinit-key, --lcp-data, --reboot and "
-                "--qemu go with --txt (the TXT platform)");
+    if (!o->txt && (o->tboot || o->tboot_cmdline || o->qemu_bin || o->bios || o->sinit ||
+                    o->sinit_key || o->lcp_data || o->reboot)) {
+        log_err("--tboot, --tboot-cmdline, --sinit, --sinit-key, --lcp-data, --reboot, --qemu "
+                "and --bios go with --txt (the TXT platform)");
         return -1;
     }
     if (o->sinit && !o->sinit_key) {
@@ -499,6 +506,11 @@ int opts_parse(struct opts *o, int argc, char **argv)
         const char *env = getenv("VTBOOT_QEMU_TXT");
 
         o->qemu_bin = env && *env ? env : xasprintf("%s/bin/qemu-system-x86_64-txt", o->outdir);
+    }
+    if (o->txt && !o->bios) {
+        const char *env = getenv("VTBOOT_BIOS_TXT");
+
+        o->bios = env && *env ? env : xasprintf("%s/bios-txt.bin", o->outdir);
     }
     if (!o->kernel)
         o->kernel = xasprintf("%s/bzImage", o->outdir);

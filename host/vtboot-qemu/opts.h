@@ -44,6 +44,7 @@ struct opts {
     const char *sinit, *sinit_key;      /* --sinit (the last module), --sinit-key (PEM) */
     const char *lcp_data;               /* --lcp-data: a module after the SINIT */
     const char *qemu_bin;       /* --qemu, $VTBOOT_QEMU_TXT or out/bin/qemu-system-x86_64-txt */
+    const char *bios;           /* --bios, $VTBOOT_BIOS_TXT or out/bios-txt.bin */
     bool reboot;                /* --reboot: a guest reset restarts the machine, not the run's end */
     double timeout_s;           /* 0: none */
     const char *serial_log;

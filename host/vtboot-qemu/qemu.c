@@ -20,6 +20,10 @@ void qemu_argv(struct strv *a, const struct qemu_cfg *c)
         strv_add(a, "-device");
         strv_add(a, "intel-iommu");
     }
+    if (c->bios) {
+        strv_add(a, "-bios");
+        strv_add(a, c->bios);
+    }
     if (c->sinit_key_hash) {
         strv_add(a, "-global");
         strv_addf(a, "intel-txt.sinit-key-hash=%s", c->sinit_key_hash);

@@ -11,6 +11,7 @@ struct qemu_cfg {
     const char *binary;         /* NULL: qemu-system-x86_64 from $PATH */
     const char *machine;
     bool txt;                   /* the TXT chipset: -machine ...,txt=on (q35, patch 0004) */
+    const char *bios;           /* -bios (NULL: QEMU's default firmware) */
     const char *sinit_key_hash; /* its PUBLIC.KEY, 64 hex digits (NULL: the device's default) */
     const char *cpu;            /* -cpu */
     int smp, memory_mb;

@@ -332,8 +332,8 @@ def test_a_sinit_the_cpu_refuses_is_a_txt_reset_that_tboot_reports(how, code):
 
 
 @pytest.mark.parametrize("args,err", [
-    (["--sinit", ECHO], "--tboot, --tboot-cmdline, --sinit, --sinit-key, --lcp-data, --reboot and --qemu go with --txt "
-                        "(the TXT platform)"),
+    (["--sinit", ECHO], "--tboot, --tboot-cmdline, --sinit, --sinit-key, --lcp-data, --reboot, --qemu and --bios go "
+                        "with --txt (the TXT platform)"),
     (["--txt", "--sinit", ECHO], "--sinit needs --sinit-key K: the key whose hash the chipset "
                                  "holds as PUBLIC.KEY (vtboot-acm key-hash K)"),
     (["--txt", "--sinit", ECHO, "--sinit-key", ECHO], None),
