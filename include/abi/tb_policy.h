@@ -2,7 +2,8 @@
 /*
  * tboot's verified launch policy (tboot 1.10 include/tb_policy.h, as Debian's tb_polgen 1.10.5
  * writes it): a packed little-endian header and entries, each entry followed by num_hashes
- * digests of the policy's hash algorithm. With a TPM 2.0 it lives in NV index 0x01200001.
+ * digests of the policy's hash algorithm. With a TPM 2.0 it lives in NV index 0x01200001, or
+ * 0x01C10131 when the platform's SINIT sets tpm_nv_index_set (tboot common/tpm_20.c).
  */
 #ifndef ABI_TB_POLICY_H
 #define ABI_TB_POLICY_H
@@ -12,6 +13,7 @@
 
 #define TB_POLICY_VERSION 2u
 #define TB_POLICY_NV_INDEX_TPM2 0x01200001u     /* tb_policy_index, ACM tpm_nv_index_set = 0 */
+#define TB_POLICY_NV_INDEX_TPM2_SET1 0x01C10131u /* ... with an ACM whose tpm_nv_index_set = 1 */
 
 enum tb_policy_type {
     TB_POLTYPE_CONT_NON_FATAL = 0,      /* tb_polgen "nonfatal" */

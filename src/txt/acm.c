@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+#include "abi/tb_policy.h"
 #include "lib/bytes.h"
 #include "lib/format.h"
 #include "lib/string.h"
@@ -100,6 +101,12 @@ int acm_parse(const uint8_t *file, size_t len, struct acm_info *a, char *err, un
         a->algs_off = off + (uint32_t)sizeof(struct txt_acm_tpm_info_list);
     }
     return 0;
+}
+
+uint32_t acm_tb_policy_index(const struct acm_info *a)
+{
+    return a->has_tpm_info && (a->tpm_caps & ACM_TPM_NV_INDEX_SET) ? TB_POLICY_NV_INDEX_TPM2_SET1
+                                                                    : TB_POLICY_NV_INDEX_TPM2;
 }
 
 void acm_chipset(const uint8_t *file, const struct acm_info *a, uint32_t i,

@@ -36,6 +36,10 @@ struct acm_info {
  * from 5); a list tboot would find out of bounds is refused here already. */
 int acm_parse(const uint8_t *file, size_t len, struct acm_info *a, char *err, unsigned errlen);
 
+/* The NV index tboot reads its verified launch policy from with this SINIT: the 0x01C1xxxx set
+ * when the ACM's TPM info sets tpm_nv_index_set, else 0x01200001. */
+uint32_t acm_tb_policy_index(const struct acm_info *a);
+
 void acm_chipset(const uint8_t *file, const struct acm_info *a, uint32_t i,
                  struct txt_acm_chipset_id *out);
 void acm_processor(const uint8_t *file, const struct acm_info *a, uint32_t i,
