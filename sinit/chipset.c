@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* The TXT chipset's configuration spaces, as the SINIT uses them (include/abi/txt.h). */
+/* The TXT chipset's configuration spaces, as the SINIT uses them (include/abi/txt.h), and the
+ * MCH's SMRAM control. */
 #include "abi/txt.h"
 #include "arch/x86/io.h"
+#include "drivers/pci.h"
+#include "txt/smram.h"
 #include "sinit.h"
 
 static uint64_t read64(uintptr_t a)
@@ -32,4 +35,10 @@ void txt_error_reset(uint32_t code)
     txt_priv_cmd(TXTCR_CMD_RESET);
     for (;;)
         __asm__ __volatile__("hlt");
+}
+
+/* through 0xcf8/0xcfc, which no one can move (the MMCONFIG window's base is the loader's) */
+uint8_t mch_smramc(void)
+{
+    return (uint8_t)(pci_read32(0, 0, MCH_SMRAMC & ~3u) >> (MCH_SMRAMC & 3u) * 8);
 }

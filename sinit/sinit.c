@@ -33,6 +33,7 @@
 #include "txt/mle_walk.h"
 #include "txt/mtrr.h"
 #include "txt/sinit_mle.h"
+#include "txt/smram.h"
 
 #define COM1 0x3f8
 /* the error field of a failure to find an ACPI table, under each step's progress code (the
@@ -255,6 +256,9 @@ void sinit_main(uint32_t acbase, uint32_t senter_edx)
     };
     if (acm_match_platform(acm, &ai, &plat, err, sizeof(err)))
         fail(SINIT_PROGRESS_PLATFORM, 2, 0, "%s", err);
+    /* the SMI handler runs on after the launch: only one the firmware locked in */
+    if (txt_smram_check(mch_smramc(), err, sizeof(err)))
+        fail(SINIT_PROGRESS_PLATFORM, 5, 0, "%s", err);
 
     /* 4. caches: nothing but this module's pages WB */
     struct txt_mtrrs mtrrs = { 0 };

@@ -26,12 +26,14 @@ __attribute__((noreturn)) void sinit_bad_relocation(void);
 __attribute__((noreturn)) void sinit_main(uint32_t acbase, uint32_t senter_edx);
 __attribute__((noreturn)) void sinit_exception(uint32_t vector, uint32_t w1, uint32_t w2);
 
-/* chipset.c: the TXT configuration spaces (private: open to us in AC mode) */
+/* chipset.c: the TXT configuration spaces (private: open to us in AC mode), the MCH */
 uint64_t txt_priv_read(uint32_t off);
 uint64_t txt_pub_read(uint32_t off);
 void txt_priv_cmd(uint32_t off);
 /* ERRORCODE := code, then CMD.RESET; waits for the reset */
 __attribute__((noreturn)) void txt_error_reset(uint32_t code);
+/* the MCH's SMRAM control register (txt/smram.h) */
+uint8_t mch_smramc(void);
 
 /* cpu.c */
 void cpu_load_idt(void);
