@@ -33,7 +33,8 @@ import struct
 import kpatch
 import vtb
 from test_txt_launch import MEMORY_MB
-from test_txt_sinit import CMDLINE, PROJECT_KEY, SINIT, need, prediction
+from test_txt_launch import tboot_platform_failures
+from test_txt_sinit import CMDLINE, PROJECT_KEY, SINIT, halt_policy, need, prediction
 
 ECAM = 0xB0000000                       # q35's MMCONFIG window (the MCFG table)
 EDU_ID = 0x11E81234                     # device 0x11e8, vendor 0x1234
@@ -142,8 +143,8 @@ def start(*more):
     kernel = need(os.path.join(vtb.OUT, "bzImage"), "make out/bzImage")
     running = vtb.Running("--txt", "--grub", "--kernel", kernel, "--memory", str(MEMORY_MB),
                           "--cmdline", CMDLINE, "--sinit", need(SINIT, "make out/sinit.bin"),
-                          "--sinit-key", need(PROJECT_KEY, "`make` makes it"), *more,
-                          "--", "-device", "edu", timeout=300)
+                          "--sinit-key", need(PROJECT_KEY, "`make` makes it"),
+                          "--policy", halt_policy(), *more, "--", "-device", "edu", timeout=300)
     if not running.wait_serial(GRUB_BOOTS, 240):
         raise TimeoutError(running.abandon("GRUB did not start the entry"))
     return running, kernel
@@ -155,9 +156,12 @@ def wait_for_the_launch(running):
 
 
 def finished(running, kernel):
-    """The finished run, with what prediction() needs to know of it."""
+    """The finished run, with what prediction() needs to know of it; tboot must have found the
+    platform as a TXT platform must be (test_txt_launch.TBOOT_PLATFORM_FAILURES)."""
     run = running.finish()
-    run.loader, run.cmdline, run.kernel = "--grub", CMDLINE, kernel
+    failures = tboot_platform_failures(run.serial)
+    assert not failures, "tboot found the platform wanting:\n" + "\n".join(failures)
+    run.loader, run.cmdline, run.kernel, run.policy = "--grub", CMDLINE, kernel, halt_policy()
     run.initrd = os.path.join(vtb.OUT, "initrd.img")
     return run
 

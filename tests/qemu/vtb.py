@@ -189,6 +189,17 @@ class Running:
         self.tmp.cleanup()
         return run
 
+    def finish_at(self, text, rc):
+        """finish(), or, as soon as the serial log shows text (a guest that will do nothing
+        more: tboot halting for good), the boot ended there with exit status rc."""
+        if not self.wait_serial(text, self.timeout) or self.proc.poll() is not None:
+            return self.finish()
+        self.proc.terminate()       # the launcher stops QEMU and swtpm
+        _, err = self.proc.communicate(timeout=120)
+        run = parse_run(rc, self.serial(), err)
+        self.tmp.cleanup()
+        return run
+
     def abandon(self, why, state=""):
         """Ends a boot the test gave up waiting for; returns the evidence sentence (keep_evidence)
         for the failure message. state: what capture_state took from the VM before, kept too."""

@@ -1,0 +1,96 @@
+# SPDX-License-Identifier: MIT
+"""The TXT platform's firmware (issue 38, seabios/): SMRAM locked and MMIO uncached, as a TXT
+BIOS leaves the platform, and what our SINIT and tboot make of a firmware that does neither.
+
+The attacker owns everything before the launch; the host plays it through the gdbstub while
+GRUB starts the entry (before tboot runs) and makes the one write that would open SMRAM: 0x4a
+(D_OPEN | G_SMRAME | C_BASE_SEG) into the MCH's SMRAMC (0:0.0 offset 0x9d) through q35's ECAM
+window. An open SMRAM lets pre-launch code replace the SMI handler, which keeps running after
+the launch. Every boot runs Debian's tboot and kernel with our SINIT under a halt policy.
+
+- Our firmware (out/bios-txt.bin): SMRAMC reads 0x1a before and after the write (enabled,
+  locked, closed); the launch goes on, tboot's own checks pass (its MTRR check among them), and
+  PCRs 17/18 equal the prediction.
+- Control, Debian's SeaBIOS: SMRAMC reads 0x0a and then 0x4a, SMRAM is the attacker's; our SINIT
+  refuses the launch (ERRORCODE 0xC0001421), and tboot's next boot reports it and halts.
+- Control, Debian's SeaBIOS with SMRAM locked by the attacker's loader itself (0x1a, which
+  passes the SINIT's check): the launch succeeds, and tboot's own post-launch verification finds
+  q35's MMCONFIG window write-back and, under the halt policy, caps the PCRs and halts; under
+  its default policy it would go on (issue 38 item 3).
+"""
+import struct
+
+import vtb
+from test_txt_launch import MEMORY_MB, TBOOT_HALTED, TBOOT_HALTS, tboot_lines, \
+    tboot_platform_failures
+from test_txt_sinit import CMDLINE, PROJECT_KEY, SINIT, halt_policy, need, prediction
+from test_txt_tboot_attacks import GRUB_BOOTS, cfg
+
+SMRAMC = cfg(0, 0x9D)                   # the MCH's SMRAM control, through q35's ECAM window
+OPEN = 0x4A                             # D_OPEN | G_SMRAME | C_BASE_SEG
+LOCKED = 0x1A                           # D_LCK | G_SMRAME | C_BASE_SEG
+DEBIAN_SEABIOS = "/usr/share/seabios/bios-256k.bin"
+
+
+def attacked_boot(write, *more):
+    """Debian's kernel through GRUB with our SINIT under the halt policy; while GRUB starts the
+    entry the attacker writes `write` into SMRAMC. Returns SMRAMC before and after the write,
+    and the finished run (ended when tboot halts)."""
+    kernel = vtb.debian_generic_kernel()
+    running = vtb.Running("--txt", "--grub", "--kernel", kernel, "--memory", str(MEMORY_MB),
+                          "--cmdline", CMDLINE, "--sinit", need(SINIT, "make out/sinit.bin"),
+                          "--sinit-key", need(PROJECT_KEY, "`make` makes it"),
+                          "--policy", halt_policy(), "--reboot", *more, timeout=300)
+    if not running.wait_serial(GRUB_BOOTS, 240):
+        raise TimeoutError(running.abandon("GRUB did not start the entry"))
+    with vtb.Gdb(running.gdb_path) as gdb:
+        before = gdb.read_phys(SMRAMC, 1)[0]
+        gdb.write_phys(SMRAMC, bytes([write]))
+        after = gdb.read_phys(SMRAMC, 1)[0]
+    run = running.finish_at(TBOOT_HALTS, TBOOT_HALTED)
+    run.loader, run.cmdline, run.kernel, run.policy = "--grub", CMDLINE, kernel, halt_policy()
+    run.initrd = vtb.OUT + "/initrd.img"
+    return before, after, run
+
+
+def sinit_lines(run):
+    return [l for l in run.serial.splitlines() if l.startswith("sinit: ")]
+
+
+def test_the_txt_firmware_keeps_smram_locked_and_the_launch_verified():
+    before, after, run = attacked_boot(OPEN)
+    assert (before, after) == (LOCKED, LOCKED)
+    assert run.rc == vtb.POWERED_OFF, run.stderr[-2000:] + "\n" + run.serial[-1500:]
+    assert "measured launch succeeded" in tboot_lines(run)
+    assert tboot_platform_failures(run.serial) == []
+    assert "TB_POLTYPE_HALT" in "\n".join(tboot_lines(run))       # the policy tboot applied
+    assert run.linux_ran()
+    assert {(p, b): run.guest.get(f"pcr-{b}-{p}") for p in (17, 18)
+            for b in ("sha1", "sha256")} == prediction(run)
+
+
+def test_control_debians_seabios_leaves_smram_open_and_our_sinit_refuses():
+    before, after, run = attacked_boot(OPEN, "--bios", DEBIAN_SEABIOS)
+    assert (before, after) == (0x0A, OPEN)
+    assert run.rc == TBOOT_HALTED, run.stderr[-2000:] + "\n" + run.serial[-1500:]
+    assert sinit_lines(run)[-1] == (
+        "sinit: ERROR: MCH SMRAMC 0x4a: SMRAM unlocked (D_LCK clear); ERRORCODE 0xc0001421, "
+        "TXT reset"), "\n".join(sinit_lines(run))
+    tb = tboot_lines(run)
+    i = tb.index("TXT.ERRORCODE: 0xc0001421")
+    assert tb[i + 1] == "AC module error : acm_type=0x1, progress=0x02, error=0x5", tb[i:i + 3]
+    assert tb.index("TXT_RESET.STS is set and SENTER is disabled (0x01)", i) < \
+        tb.index(TBOOT_HALTS[len("TBOOT: "):], i)
+    assert "measured launch succeeded" not in tb and not run.linux_ran()
+
+
+def test_control_debians_seabios_fails_tboots_own_mtrr_check():
+    before, after, run = attacked_boot(LOCKED, "--bios", DEBIAN_SEABIOS)
+    assert (before, after) == (0x0A, LOCKED)
+    assert run.rc == TBOOT_HALTED, run.stderr[-2000:] + "\n" + run.serial[-1500:]
+    tb = tboot_lines(run)
+    i = tb.index("measured launch succeeded")
+    j = tb.index("MMIO space(b0000000) for PCI config space should be UC", i)
+    k = tb.index("verification of post-launch failed.", j)
+    assert tb.index("cap'ed dynamic PCRs", k) < tb.index(TBOOT_HALTS[len("TBOOT: "):], k)
+    assert tboot_platform_failures(run.serial) and not run.linux_ran()
