@@ -295,6 +295,37 @@ def test_the_heaps_event_log_replays_to_the_pcrs(launch):
     assert kinds[7:] and all(n == 1 for _, _, n in kinds[7:]), kinds
 
 
+@pytest.mark.parametrize("allowed", [True, False], ids=["this-kernel", "another-kernel"])
+def test_tboots_policy_is_read_from_the_index_it_reads(allowed, tmp_path):
+    """--policy with --txt writes tboot's policy into the index our SINIT's tpm_nv_index_set
+    makes tboot read (0x01C10131): a halt policy naming the kernel boots it, the predicted PCRs
+    include the policy; the same policy naming another image as module 0 halts the launched
+    tboot after it caps PCRs 17 and 18 (written into 0x01200001 before, it was never read)."""
+    kernel = vtb.debian_generic_kernel()
+    kernel_str = vtb.module_strings("--txt", "--grub", "--kernel", kernel, "--cmdline",
+                                    CMDLINE)[0]
+    pol = str(tmp_path / "vl.pol")
+    for args in (["--create", "--type", "halt", "--alg", "sha256"],
+                 ["--add", "--num", "0", "--pcr", "none", "--hash", "image", "--cmdline",
+                  kernel_str, "--image", kernel if allowed else os.path.join(vtb.OUT, "initrd.img")],
+                 ["--add", "--num", "any", "--pcr", "17", "--hash", "any"]):
+        subprocess.run([TB_POLGEN, *args, pol], check=True, capture_output=True)
+    run = boot_with(need(SINIT, "make out/sinit.bin"), "--grub", CMDLINE, policy=pol)
+    tb = tboot_lines(run)
+    i = tb.index("measured launch succeeded")
+    if allowed:
+        assert run.rc == vtb.POWERED_OFF, run.stderr[-2000:] + "\n" + run.serial[-1500:]
+        assert "all modules are verified" in tb[i:]
+        run.loader, run.cmdline, run.kernel = "--grub", CMDLINE, kernel
+        run.initrd = os.path.join(vtb.OUT, "initrd.img")
+        assert guest_pcrs(run) == prediction(run)
+        return
+    assert run.rc == TBOOT_HALTED, run.stderr[-2000:] + "\n" + run.serial[-1500:]
+    j = tb.index("verifying module against policy failed.", i)
+    assert tb.index("cap'ed dynamic PCRs", j) < tb.index(TBOOT_HALTS[len("TBOOT: "):], j)
+    assert not run.linux_ran()
+
+
 def test_tboot_refuses_an_acm_for_another_chipset():
     with tempfile.TemporaryDirectory() as tmp:
         other = os.path.join(tmp, "sinit-b00e.bin")

@@ -199,6 +199,27 @@ static void build_refusals(void **state)
     assert_int_equal(acm_build(&v, payload, 64, buf, CAP, &size, err, sizeof(err)), 0);
 }
 
+/* tboot's policy index follows the ACM's tpm_nv_index_set (tboot common/tpm_20.c): 0x01C10131
+ * with it (our SINIT's default), 0x01200001 without it or without a TPM info list (< v5) */
+static void tb_policy_index(void **state)
+{
+    (void)state;
+    struct acm_values v;
+    const struct { uint8_t ver; uint32_t nv_set; uint32_t index; } cases[] = {
+        { 5, 1u << 6, 0x01C10131u }, { 7, 1u << 6, 0x01C10131u },
+        { 5, 0, 0x01200001u }, { 4, 1u << 6, 0x01200001u },
+    };
+    for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        acm_values_default(&v, FMS, 0);
+        assert_int_equal(v.tpm_caps & (1u << 6), 1u << 6);
+        v.info_version = cases[i].ver;
+        v.tpm_caps = (v.tpm_caps & ~(1u << 6)) | cases[i].nv_set;
+        assert_int_equal(acm_build(&v, NULL, 0, buf, CAP, &size, err, sizeof(err)), 0);
+        assert_int_equal(parse(size), 0);
+        assert_int_equal(acm_tb_policy_index(&a), cases[i].index);
+    }
+}
+
 static void set32(uint32_t off, uint32_t v)
 {
     store_le32(buf + off, v);
@@ -461,6 +482,7 @@ int main(void)
         cmocka_unit_test(match_platform),
         cmocka_unit_test(check_launch),
         cmocka_unit_test(signed_ranges),
+        cmocka_unit_test(tb_policy_index),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
