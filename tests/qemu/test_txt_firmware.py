@@ -17,11 +17,20 @@ the launch. Every boot runs Debian's tboot and kernel with our SINIT under a hal
   passes the SINIT's check): the launch succeeds, and tboot's own post-launch verification finds
   q35's MMCONFIG window write-back and, under the halt policy, caps the PCRs and halts; under
   its default policy it would go on (issue 38 item 3).
+
+The PMR request (issue 38 item 4), now that tboot's checks run to their end: at tboot's
+GETSEC[SENTER] (a breakpoint) the attacker, who owns the pre-launch tboot, shrinks OsSinitData's
+low PMR to 44 MiB (tboot's MLE and page tables, not its modules). Our SINIT, which enforces
+Intel's floor (the MLE and its tables inside the PMR), sets it; tboot finds after the launch that
+the PMRs are not what it asked for, caps the PCRs and halts. Control: the same write of tboot's
+own value launches to the predicted PCRs.
 """
 import struct
+import subprocess
 
+import kpatch
 import vtb
-from test_txt_launch import MEMORY_MB, TBOOT_HALTED, TBOOT_HALTS, tboot_lines, \
+from test_txt_launch import HEAP_BASE, MEMORY_MB, TBOOT_HALTED, TBOOT_HALTS, tboot_lines, \
     tboot_platform_failures
 from test_txt_sinit import CMDLINE, PROJECT_KEY, SINIT, halt_policy, need, prediction
 from test_txt_tboot_attacks import GRUB_BOOTS, cfg
@@ -94,3 +103,79 @@ def test_control_debians_seabios_fails_tboots_own_mtrr_check():
     k = tb.index("verification of post-launch failed.", j)
     assert tb.index("cap'ed dynamic PCRs", k) < tb.index(TBOOT_HALTS[len("TBOOT: "):], k)
     assert tboot_platform_failures(run.serial) and not run.linux_ran()
+
+
+# ---- the PMR request: tboot's own check, reachable now that its MTRR check passes ----------------
+
+SENTER_CODE = bytes.fromhex("b8040000000f37")          # mov $4, %eax; getsec: SENTER
+OS_SINIT_PMR_LO_SIZE = 8 + 40           # OsSinitData's vtd_pmr_lo_size, after its size field
+SHRUNK = 0x2C00000                      # 44 MiB: tboot's MLE and page tables, not its modules
+
+
+def tboots_senter():
+    """Where Debian's tboot executes GETSEC[SENTER] for its first launch: the first
+    `mov $4, %eax; getsec` of /boot/tboot.gz's loadable image, as an address."""
+    elf = subprocess.run(["zcat", "/boot/tboot.gz"], check=True, capture_output=True).stdout
+    at = elf.index(SENTER_CODE) + 5
+    phoff, _, _, _, _, phentsize, phnum = struct.unpack_from("<IIIHHHH", elf, 28)
+    for i in range(phnum):
+        p_type, p_offset, p_vaddr, _, p_filesz = struct.unpack_from("<IIIII", elf,
+                                                                    phoff + i * phentsize)
+        if p_type == 1 and p_offset <= at < p_offset + p_filesz:
+            return p_vaddr + at - p_offset
+    raise AssertionError("tboot's SENTER is in no loadable segment")
+
+
+def pmr_boot(lo_size):
+    """Our firmware and SINIT, the halt policy: at tboot's GETSEC[SENTER] the attacker (who
+    owns the pre-launch tboot) writes lo_size (None: the value tboot asked for, unchanged) into
+    OsSinitData's low PMR size. Returns what tboot asked for and the finished run."""
+    kernel = vtb.debian_generic_kernel()
+    running = vtb.Running("--txt", "--grub", "--kernel", kernel, "--memory", str(MEMORY_MB),
+                          "--cmdline", CMDLINE, "--sinit", need(SINIT, "make out/sinit.bin"),
+                          "--sinit-key", need(PROJECT_KEY, "`make` makes it"),
+                          "--policy", halt_policy(), timeout=300)
+    senter = tboots_senter()
+    dbg = kpatch.Debugger(running.gdb_path, timeout=30)
+    try:
+        dbg.break_at(senter)
+        dbg.resume_until_break(240)
+        assert dbg.regs()["rip"] == senter
+        dbg.clear_break(senter)
+        bios, os_mle = (struct.unpack("<Q", dbg.read_phys(at, 8))[0]
+                        for at in (HEAP_BASE, HEAP_BASE + struct.unpack(
+                            "<Q", dbg.read_phys(HEAP_BASE, 8))[0]))
+        field = HEAP_BASE + bios + os_mle + OS_SINIT_PMR_LO_SIZE
+        asked = struct.unpack("<Q", dbg.read_phys(field, 8))[0]
+        dbg.write_phys(field, struct.pack("<Q", asked if lo_size is None else lo_size))
+    finally:
+        dbg.close(resume=True)
+    run = running.finish_at(TBOOT_HALTS, TBOOT_HALTED)
+    run.loader, run.cmdline, run.kernel, run.policy = "--grub", CMDLINE, kernel, halt_policy()
+    run.initrd = vtb.OUT + "/initrd.img"
+    return asked, run
+
+
+def test_tboot_halts_on_a_pmr_the_loader_shrank():
+    """Our SINIT sets any low PMR that holds the MLE and its tables (Intel's documented floor,
+    docs/txt-platform.md 3.4 step 9); what else must be kept from DMA only the MLE knows. tboot
+    checks after the launch that the SINIT got what it asked for (txt/verify.c); its MTRR check
+    no longer fails first, and under the halt policy it caps the PCRs and halts."""
+    asked, run = pmr_boot(SHRUNK)
+    assert asked > SHRUNK, f"tboot asked for a low PMR of {asked:#x}"
+    assert run.rc == TBOOT_HALTED, run.stderr[-2000:] + "\n" + run.serial[-1500:]
+    tb = tboot_lines(run)
+    i = tb.index("measured launch succeeded")
+    j = tb.index("OS to SINIT data VT-d PMR settings do not match:", i)
+    assert f"\t vtd_pmr_lo_size: {SHRUNK:#x}" in tb[i:j + 12], tb[j:j + 12]
+    assert tb.index("cap'ed dynamic PCRs", j) < tb.index(TBOOT_HALTS[len("TBOOT: "):], j)
+    assert not run.linux_ran()
+
+
+def test_control_the_same_write_of_tboots_own_request_launches():
+    asked, run = pmr_boot(None)
+    assert run.rc == vtb.POWERED_OFF, run.stderr[-2000:] + "\n" + run.serial[-1500:]
+    assert f"\t vtd_pmr_lo_size: {asked:#x}" in tboot_lines(run)
+    assert tboot_platform_failures(run.serial) == [] and run.linux_ran()
+    assert {(p, b): run.guest.get(f"pcr-{b}-{p}") for p in (17, 18)
+            for b in ("sha1", "sha256")} == prediction(run)
