@@ -105,6 +105,13 @@ static int audit(const struct elf *e, struct mle_image *im, struct mle_audit *a,
     return mle_audit_run(im, a, err, errsz);
 }
 
+static void release(struct mle_image *im, struct mle_audit *a, struct elf *e)
+{
+    mle_audit_free(a);
+    mle_image_free(im);
+    free(e->f);
+}
+
 #define EXPECT_AUDIT_ERR(e, want) do { \
     struct mle_image im_; struct mle_audit a_; char err_[256]; \
     int rc_ = audit(&(e), &im_, &a_, err_, sizeof(err_)); \
@@ -181,9 +188,7 @@ static void test_tboot_shape(void)
         CHECK(a.pointers[2].addr == BASE + 0x3100 && a.pointers[2].target == BASE + 0x1300,
               "pointer 2: %x -> %x", a.pointers[2].addr, a.pointers[2].target);
     }
-    mle_audit_free(&a);
-    mle_image_free(&im);
-    free(e.f);
+    release(&im, &a, &e);
 }
 
 /* vtboot's shape: every file byte in the MLE, .bss after it: nothing flagged. */
@@ -207,9 +212,7 @@ static void test_vtboot_shape(void)
     if (a.nentries == 1)
         CHECK(entry_is(&a.entries[0], ".bss", BASE + 0x2000, BASE + 0x4000, MLE_AUDIT_ZEROED),
               "the note: %s", a.entries[0].name);
-    mle_audit_free(&a);
-    mle_image_free(&im);
-    free(e.f);
+    release(&im, &a, &e);
 }
 
 /* Bytes a segment loads outside the MLE that no section holds: nonzero ones are listed. */
@@ -250,9 +253,7 @@ static void test_bytes_in_no_section(void)
     rc = audit(&e, &im, &a, err, sizeof(err));
     CHECK(rc == 0 && a.nentries == 2 && a.nflagged == 2, "zero padding: %u entries",
           a.nentries);
-    mle_audit_free(&a);
-    mle_image_free(&im);
-    free(e.f);
+    release(&im, &a, &e);
 }
 
 /* No section headers: each segment's parts outside the MLE, the executable one's inside as
@@ -283,9 +284,7 @@ static void test_no_sections(void)
     CHECK(a.pointers_found == 1 && a.pointers[0].addr == BASE + 0x2800 &&
           a.pointers[0].target == BASE + 0x1800, "pointer: %llu",
           (unsigned long long)a.pointers_found);
-    mle_audit_free(&a);
-    mle_image_free(&im);
-    free(e.f);
+    release(&im, &a, &e);
 }
 
 static void test_malformed(void)
@@ -359,9 +358,7 @@ static void test_malformed(void)
     struct mle_audit a;
     char err[256];
     CHECK(audit(&e, &im, &a, err, sizeof(err)) == 0, "restored: %s", err);
-    mle_audit_free(&a);
-    mle_image_free(&im);
-    free(e.f);
+    release(&im, &a, &e);
 }
 
 static void test_syms_nm(void)
