@@ -185,7 +185,7 @@ def test_tboot(tmp):
     nbytes = sum(b - a for s in sections if "A" in s["flags"] and s["type"] != "NOBITS"
                  for a, b in outside(s["addr"], s["size"], start, end))
     ok("tboot.gz: the verdict", out[-1:] == [
-        "verdict: FLAGGED: 5 sections with 0x%x initialized bytes outside the MLE, %d pointers "
+        "verdict: FLAGGED: 0x%x initialized bytes in 5 places outside the MLE, %d pointers "
         "into its code there: the launch does not measure data its code trusts"
         % (nbytes, len(pointers))], str(out[-1:]))
 

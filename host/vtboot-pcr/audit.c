@@ -109,10 +109,10 @@ static void print_text(const char *path, const struct mle_image *im, const struc
         printf("pointer ... and %llu more\n",
                (unsigned long long)(a->pointers_found - a->npointers));
     if (a->nflagged)
-        printf("verdict: FLAGGED: %u section%s with 0x%llx initialized bytes outside the MLE, "
+        printf("verdict: FLAGGED: 0x%llx initialized bytes in %u place%s outside the MLE, "
                "%llu pointer%s into its code there: the launch does not measure data its code "
-               "trusts\n", a->nflagged, a->nflagged == 1 ? "" : "s",
-               (unsigned long long)a->flagged_bytes, (unsigned long long)a->pointers_found,
+               "trusts\n", (unsigned long long)a->flagged_bytes, a->nflagged,
+               a->nflagged == 1 ? "" : "s", (unsigned long long)a->pointers_found,
                a->pointers_found == 1 ? "" : "s");
     else
         printf("verdict: clean: every initialized byte the image loads is inside the MLE\n");
