@@ -92,8 +92,8 @@ static void section_name(const struct sections *s, unsigned i, char *out, size_t
         snprintf(out, outsz, "section %u", i);
 }
 
-/* Spans, sorted and merged by code_merge: the code inside the MLE, or what sections cover. */
-struct code {
+/* Spans, sorted and merged by spans_merge: the code inside the MLE, or what sections cover. */
+struct spans {
     struct span *v;
     unsigned n;
 };
@@ -104,7 +104,9 @@ static int span_cmp(const void *a, const void *b)
     return x->start < y->start ? -1 : x->start > y->start;
 }
 
-static void code_add(struct code *c, uint64_t start, uint64_t end, const struct mle_range *r)
+/* [start, end) clipped to the MLE, if anything is left */
+static void spans_add_inside(struct spans *c, uint64_t start, uint64_t end,
+                             const struct mle_range *r)
 {
     if (start < r->start)
         start = r->start;
@@ -114,7 +116,7 @@ static void code_add(struct code *c, uint64_t start, uint64_t end, const struct 
         c->v[c->n++] = (struct span){ (uint32_t)start, (uint32_t)end };
 }
 
-static void code_merge(struct code *c)
+static void spans_merge(struct spans *c)
 {
     unsigned n = 0;
 
@@ -130,7 +132,7 @@ static void code_merge(struct code *c)
     c->n = n;
 }
 
-static bool code_has(const struct code *c, uint32_t a)
+static bool spans_have(const struct spans *c, uint32_t a)
 {
     unsigned lo = 0, hi = c->n;
 
@@ -198,7 +200,7 @@ static bool nonzero(const struct mle_image *im, uint32_t start, uint32_t end)
  * start) covers, as "segment i" entries: all of them, or only pieces with a nonzero byte. */
 static int uncovered_add(struct mle_audit *a, size_t *cap, const struct mle_image *im,
                          const Elf32_Phdr *p, unsigned i, uint32_t start, uint32_t end,
-                         const struct code *cover, bool all)
+                         const struct spans *cover, bool all)
 {
     struct mle_audit_entry e = { .is_segment = true, .type = p->p_type, .flags = p->p_flags,
                                  .kind = MLE_AUDIT_INITIALIZED };
@@ -220,12 +222,12 @@ static int uncovered_add(struct mle_audit *a, size_t *cap, const struct mle_imag
     return 0;
 }
 
-static void pointers_scan(struct mle_audit *a, const struct mle_image *im, const struct code *c,
+static void pointers_scan(struct mle_audit *a, const struct mle_image *im, const struct spans *c,
                           const struct mle_audit_entry *e)
 {
     for (uint64_t x = ((uint64_t)e->start + 3) & ~3ull; x + 4 <= e->end; x += 4) {
         uint32_t v = load_le32(im->bytes + (x - im->base));
-        if (!code_has(c, v))
+        if (!spans_have(c, v))
             continue;
         if (a->npointers < MLE_AUDIT_POINTERS_MAX)
             a->pointers[a->npointers++] = (struct mle_audit_pointer){ (uint32_t)x, v };
@@ -237,7 +239,7 @@ int mle_audit_run(const struct mle_image *im, struct mle_audit *out, char *err, 
 {
     const struct mle_range *r = &im->range;
     struct sections s;
-    struct code code = { 0 }, cover = { 0 };
+    struct spans code = { 0 }, cover = { 0 };
     size_t cap = 0;
     int rc = -1;
 
@@ -282,12 +284,12 @@ int mle_audit_run(const struct mle_image *im, struct mle_audit *out, char *err, 
         if (outside_add(out, &cap, e, r))
             goto oom;
         if ((h.sh_flags & SHF_EXECINSTR) && h.sh_type != SHT_NOBITS)
-            code_add(&code, h.sh_addr, (uint64_t)h.sh_addr + h.sh_size, r);
+            spans_add_inside(&code, h.sh_addr, (uint64_t)h.sh_addr + h.sh_size, r);
     }
     for (unsigned k = 0; k < out->nentries; k++)
         if (out->entries[k].kind != MLE_AUDIT_ZEROED)
             cover.v[cover.n++] = (struct span){ out->entries[k].start, out->entries[k].end };
-    code_merge(&cover);
+    spans_merge(&cover);
     for (unsigned i = 0; i < im->nph; i++) {
         Elf32_Phdr p = mle_image_phdr(im, i);
         uint64_t fend = (uint64_t)p.p_paddr + p.p_filesz, mend = (uint64_t)p.p_paddr + p.p_memsz;
@@ -311,9 +313,9 @@ int mle_audit_run(const struct mle_image *im, struct mle_audit *out, char *err, 
                 goto oom;
         }
         if (s.n == 0 && (p.p_flags & PF_X))
-            code_add(&code, p.p_paddr, fend, r);
+            spans_add_inside(&code, p.p_paddr, fend, r);
     }
-    code_merge(&code);
+    spans_merge(&code);
     for (unsigned i = 0; i < out->nentries; i++)
         if (out->entries[i].kind != MLE_AUDIT_ZEROED)
             pointers_scan(out, im, &code, &out->entries[i]);

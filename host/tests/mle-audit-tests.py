@@ -107,9 +107,9 @@ def section_lines(sections, start, end):
                 " of 0x%08x-0x%08x" % (s["addr"], s["addr"] + s["size"])
             flags = "".join(c for c in "WAX" if c in s["flags"])
             if s["type"] == "NOBITS":
-                lines.append("note: section %s 0x%08x-0x%08x (0x%x bytes%s) NOBITS %s: zero-filled, "
-                             "not measured (the image must clear or check it after the launch)"
-                             % (s["name"], a, b, b - a, whole, flags))
+                lines.append("note: section %s 0x%08x-0x%08x (0x%x bytes%s) NOBITS %s: "
+                             "zero-filled, not measured (the image must clear or check it "
+                             "after the launch)" % (s["name"], a, b, b - a, whole, flags))
             else:
                 kind = "relocation" if s["type"] in ("REL", "RELA", "RELR") else "initialized"
                 lines.append("section %s 0x%08x-0x%08x (0x%x bytes%s) %s %s: %s, not measured"

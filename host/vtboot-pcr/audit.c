@@ -91,7 +91,8 @@ static void print_text(const char *path, const struct mle_image *im, const struc
     for (unsigned i = 0; i < a->nentries; i++) {
         const struct mle_audit_entry *e = &a->entries[i];
         printf("%s%s%s 0x%08x-0x%08x (0x%x bytes", e->kind == MLE_AUDIT_ZEROED ? "note: " : "",
-               e->is_segment ? "" : "section ", printable(e->name, nb, sizeof(nb)), e->start, e->end, e->end - e->start);
+               e->is_segment ? "" : "section ", printable(e->name, nb, sizeof(nb)), e->start,
+               e->end, e->end - e->start);
         if (!e->is_segment && (e->start != e->addr || e->end - e->start != e->size))
             printf(" of 0x%08x-0x%08x", e->addr, e->addr + e->size);
         printf(") %s %s: %s, not measured%s\n", type_name(e, tb, sizeof(tb)),

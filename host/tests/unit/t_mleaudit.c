@@ -22,15 +22,16 @@ struct sec {
     uint32_t type, flags, addr, size;
 };
 
-/* An image at BASE: one PT_LOAD of filesz bytes (memsz: memsz) from file offset FILE_DATA, the
- * MLE header at the MLE's start + 0x40 giving [BASE + mle_start, BASE + mle_end) with its entry at the
- * range's start + 0x100, and the sections (each non-NOBITS one's bytes where the segment puts
- * them); the section name table last. Returns the file's size. */
+/* a file built here, in an IMG_MAX buffer */
 struct elf {
     uint8_t *f;
     size_t size;
 };
 
+/* An image at BASE: one PT_LOAD of filesz bytes (memsz: memsz) from file offset FILE_DATA, the
+ * MLE header at the MLE's start + 0x40 giving [BASE + mle_start, BASE + mle_end) with its
+ * entry at the range's start + 0x100, and the sections (each non-NOBITS one's bytes where the
+ * segment puts them); the section name table, then the section headers, last. */
 static struct elf build(uint32_t mle_start, uint32_t mle_end, uint32_t filesz, uint32_t memsz,
                         const struct sec *secs, unsigned nsec)
 {
