@@ -15,7 +15,7 @@
 
 #define BASE 0x00100000u
 #define FILE_DATA 0x1000u               /* the file offset of BASE */
-#define IMG_MAX 0x8000u
+#define IMG_MAX 0x10000u
 
 struct sec {
     const char *name;
@@ -288,6 +288,38 @@ static void test_no_sections(void)
     release(&im, &a, &e);
 }
 
+/* A section around the whole MLE gives two entries, its parts before and after; the list of
+ * pointers stops at MLE_AUDIT_POINTERS_MAX and the rest are counted. */
+static void test_around_and_many(void)
+{
+    static const struct sec secs[] = {
+        { ".text", SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR | SHF_WRITE, BASE, 0x3000 },
+        { ".data", SHT_PROGBITS, SHF_ALLOC | SHF_WRITE, BASE + 0x3000, 0x4008 },
+    };
+    struct elf e = build(0x1000, 0x2000, 0x7008, 0x7008, secs, 2);
+    struct mle_image im;
+    struct mle_audit a;
+    char err[256];
+
+    for (uint32_t i = 0; i < MLE_AUDIT_POINTERS_MAX + 2; i++)
+        put32(&e, BASE + 0x3000 + 4 * i, BASE + 0x1100);
+    int rc = audit(&e, &im, &a, err, sizeof(err));
+    CHECK(rc == 0 && a.nentries == 3, "around: %d '%s', %u entries", rc, err, a.nentries);
+    if (a.nentries == 3) {
+        CHECK(entry_is(&a.entries[0], ".text", BASE, BASE + 0x1000, MLE_AUDIT_INITIALIZED),
+              "before: %x-%x", a.entries[0].start, a.entries[0].end);
+        CHECK(entry_is(&a.entries[1], ".text", BASE + 0x2000, BASE + 0x3000,
+                       MLE_AUDIT_INITIALIZED), "after: %x-%x", a.entries[1].start,
+              a.entries[1].end);
+    }
+    CHECK(a.npointers == MLE_AUDIT_POINTERS_MAX && a.pointers_found == MLE_AUDIT_POINTERS_MAX + 2,
+          "many: %u listed, %llu found", a.npointers, (unsigned long long)a.pointers_found);
+    CHECK(a.pointers[MLE_AUDIT_POINTERS_MAX - 1].addr == BASE + 0x3000 +
+          4 * (MLE_AUDIT_POINTERS_MAX - 1), "the last listed: %x",
+          a.pointers[MLE_AUDIT_POINTERS_MAX - 1].addr);
+    release(&im, &a, &e);
+}
+
 static void test_malformed(void)
 {
     struct elf e = tboot_image();
@@ -480,6 +512,7 @@ void test_mleaudit(void)
     test_vtboot_shape();
     test_bytes_in_no_section();
     test_no_sections();
+    test_around_and_many();
     test_malformed();
     test_syms_nm();
     test_syms_elf();
