@@ -257,6 +257,16 @@ static void test_bytes_in_no_section(void)
     release(&im, &a, &e);
 }
 
+/* The first two entries: name's parts before and after an MLE at [BASE + 0x1000, + 0x2000),
+ * of a section or segment spanning [BASE, BASE + 0x3000) or more. */
+static void check_around(const struct mle_audit *a, const char *name)
+{
+    CHECK(entry_is(&a->entries[0], name, BASE, BASE + 0x1000, MLE_AUDIT_INITIALIZED),
+          "%s before: %x-%x", name, a->entries[0].start, a->entries[0].end);
+    CHECK(entry_is(&a->entries[1], name, BASE + 0x2000, BASE + 0x3000, MLE_AUDIT_INITIALIZED),
+          "%s after: %x-%x", name, a->entries[1].start, a->entries[1].end);
+}
+
 /* No section headers: each segment's parts outside the MLE, the executable one's inside as
  * code. */
 static void test_no_sections(void)
@@ -273,11 +283,7 @@ static void test_no_sections(void)
     int rc = audit(&e, &im, &a, err, sizeof(err));
     CHECK(rc == 0 && a.nentries == 3, "no sections: %d '%s', %u entries", rc, err, a.nentries);
     if (a.nentries == 3) {
-        CHECK(entry_is(&a.entries[0], "segment 0", BASE, BASE + 0x1000, MLE_AUDIT_INITIALIZED),
-              "before: %x-%x", a.entries[0].start, a.entries[0].end);
-        CHECK(entry_is(&a.entries[1], "segment 0", BASE + 0x2000, BASE + 0x3000,
-                       MLE_AUDIT_INITIALIZED), "after: %x-%x", a.entries[1].start,
-              a.entries[1].end);
+        check_around(&a, "segment 0");
         CHECK(entry_is(&a.entries[2], "segment 0", BASE + 0x3000, BASE + 0x5000,
                        MLE_AUDIT_ZEROED), "zero-filled: %x-%x", a.entries[2].start,
               a.entries[2].end);
@@ -305,13 +311,8 @@ static void test_around_and_many(void)
         put32(&e, BASE + 0x3000 + 4 * i, BASE + 0x1100);
     int rc = audit(&e, &im, &a, err, sizeof(err));
     CHECK(rc == 0 && a.nentries == 3, "around: %d '%s', %u entries", rc, err, a.nentries);
-    if (a.nentries == 3) {
-        CHECK(entry_is(&a.entries[0], ".text", BASE, BASE + 0x1000, MLE_AUDIT_INITIALIZED),
-              "before: %x-%x", a.entries[0].start, a.entries[0].end);
-        CHECK(entry_is(&a.entries[1], ".text", BASE + 0x2000, BASE + 0x3000,
-                       MLE_AUDIT_INITIALIZED), "after: %x-%x", a.entries[1].start,
-              a.entries[1].end);
-    }
+    if (a.nentries == 3)
+        check_around(&a, ".text");
     CHECK(a.npointers == MLE_AUDIT_POINTERS_MAX && a.pointers_found == MLE_AUDIT_POINTERS_MAX + 2,
           "many: %u listed, %llu found", a.npointers, (unsigned long long)a.pointers_found);
     CHECK(a.pointers[MLE_AUDIT_POINTERS_MAX - 1].addr == BASE + 0x3000 +
