@@ -10,10 +10,7 @@
 #include "mle.h"
 #include "log.h"
 #include "mlehdr.h"
-
-/* The file, and the span its loadable segments cover: vtboot's are under 1 MiB, Debian's tboot
- * (the MLE of a TXT launch) spans 35 MiB, most of it .data and .bss outside its MLE. */
-#define IMAGE_MAX (64u << 20)
+#include "util.h"
 
 /* A message on stderr with the tool's name in front (vtboot-pcr, vtboot-attest). */
 static void __attribute__((format(printf, 1, 2))) mle_err(const char *fmt, ...)
@@ -26,8 +23,7 @@ static void __attribute__((format(printf, 1, 2))) mle_err(const char *fmt, ...)
     va_end(ap);
 }
 
-/* The file's bytes, through gzip if it is gzip'd (tboot's lcp2_mlehash reads vtboot.gz too). */
-static uint8_t *read_file(const char *path, size_t *len)
+uint8_t *mle_file_read(const char *path, size_t *len)
 {
     gzFile f = gzopen(path, "rb");
     uint8_t *buf = NULL;
@@ -40,7 +36,7 @@ static uint8_t *read_file(const char *path, size_t *len)
         if (n == cap) {
             /* small first: most files given here are vtboot (under 1 MiB) or not ELF at all */
             size_t grown = cap ? cap * 2 : 64u << 10;
-            uint8_t *more = cap < IMAGE_MAX ? realloc(buf, grown) : NULL;
+            uint8_t *more = cap < MLE_IMAGE_MAX ? realloc(buf, grown) : NULL;
             if (!more) {
                 free(buf);
                 gzclose(f);
@@ -62,116 +58,20 @@ static uint8_t *read_file(const char *path, size_t *len)
     return buf;
 }
 
-static bool in_file(size_t off, size_t len, size_t size)
+/* The image in file path, or -1 with the reason on stderr. */
+static int image_load(const char *path, struct mle_image *im)
 {
-    return off <= size && len <= size - off;
-}
+    size_t size = 0;
+    uint8_t *file = mle_file_read(path, &size);
+    char err[200];
 
-/* The ELF's loadable segments laid out from the lowest address, as a loader leaves them in
- * memory; NOBITS and gaps are zeros. */
-struct image {
-    uint8_t *file;
-    size_t file_size;
-    const uint8_t *ph;                   /* the program headers, as in the file: unaligned */
-    unsigned nph;
-    uint32_t base;
-    uint8_t *bytes;
-    size_t size;
-    struct mle_range range;              /* from the MLE header */
-};
-
-/* Program header i, copied out: e_phoff need not be aligned. */
-static Elf32_Phdr image_phdr(const struct image *im, unsigned i)
-{
-    Elf32_Phdr p;
-    memcpy(&p, im->ph + (size_t)i * sizeof(p), sizeof(p));
-    return p;
-}
-
-static void image_free(struct image *im)
-{
-    free(im->file);
-    free(im->bytes);
     memset(im, 0, sizeof(*im));
-}
-
-static int image_load(const char *path, struct image *im)
-{
-    memset(im, 0, sizeof(*im));
-    im->file = read_file(path, &im->file_size);
-    if (!im->file) {
+    if (!file) {
         mle_err("cannot read %s\n", path);
         return -1;
     }
-    const Elf32_Ehdr *eh = (const void *)im->file;
-    if (im->file_size < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
-        eh->e_ident[EI_CLASS] != ELFCLASS32 || eh->e_machine != EM_386 ||
-        eh->e_phentsize != sizeof(Elf32_Phdr) ||
-        !in_file(eh->e_phoff, (size_t)eh->e_phnum * sizeof(Elf32_Phdr), im->file_size)) {
-        mle_err("%s is not an ELF32 i386 image\n", path);
-        return -1;
-    }
-    im->ph = im->file + eh->e_phoff;
-    im->nph = eh->e_phnum;
-    uint64_t lo = UINT64_MAX, hi = 0;
-    for (unsigned i = 0; i < im->nph; i++) {
-        const Elf32_Phdr ph = image_phdr(im, i), *p = &ph;
-        if (p->p_type != PT_LOAD || !p->p_memsz)
-            continue;
-        if (p->p_filesz > p->p_memsz || !in_file(p->p_offset, p->p_filesz, im->file_size)) {
-            mle_err("%s: segment %u lies outside the file\n", path, i);
-            return -1;
-        }
-        lo = p->p_paddr < lo ? p->p_paddr : lo;
-        hi = (uint64_t)p->p_paddr + p->p_memsz > hi ? (uint64_t)p->p_paddr + p->p_memsz : hi;
-    }
-    if (lo >= hi || hi - lo > IMAGE_MAX) {
-        mle_err("%s: no loadable image (or larger than %u MiB)\n", path,
-                IMAGE_MAX >> 20);
-        return -1;
-    }
-    im->base = (uint32_t)lo;
-    im->size = (size_t)(hi - lo);
-    im->bytes = calloc(1, im->size);
-    if (!im->bytes)
-        return -1;
-    for (unsigned i = 0; i < im->nph; i++) {
-        const Elf32_Phdr ph = image_phdr(im, i), *p = &ph;
-        if (p->p_type == PT_LOAD && p->p_memsz)
-            memcpy(im->bytes + (p->p_paddr - im->base), im->file + p->p_offset, p->p_filesz);
-    }
-
-    /* The MLE header, where lcp2_mlehash looks for it: its UUID at the first 16-byte boundary
-     * from the image's start. The UUID has no zero byte, so it can start only in bytes from
-     * the file: each segment's file bytes are searched (not the zeros between), lowest wins. */
-    static const uint8_t uuid[16] = MLE_HDR_UUID_BYTES;
-    size_t off = SIZE_MAX;
-    for (unsigned i = 0; i < im->nph; i++) {
-        const Elf32_Phdr p = image_phdr(im, i);
-        if (p.p_type != PT_LOAD || !p.p_memsz || !p.p_filesz)
-            continue;
-        size_t from = p.p_paddr - im->base, to = from + p.p_filesz;
-        for (size_t o = (from + MLE_HDR_ALIGN - 1) / MLE_HDR_ALIGN * MLE_HDR_ALIGN;
-             o < to && o < off && o + sizeof(struct mle_hdr) <= im->size; o += MLE_HDR_ALIGN)
-            if (im->bytes[o] == uuid[0] && !memcmp(im->bytes + o, uuid, 16)) {
-                off = o;
-                break;
-            }
-    }
-    if (off == SIZE_MAX) {
-        mle_err("%s has no MLE header\n", path);
-        return -1;
-    }
-    struct mle_hdr h;
-    char err[160];
-    memcpy(&h, im->bytes + off, sizeof(h));
-    if (mlehdr_check(&h, im->base, im->base + (uint32_t)off, 1ull << 32, &im->range, err,
-                     sizeof(err))) {
-        mle_err("%s: MLE header: %s\n", path, err);
-        return -1;
-    }
-    if (im->range.end - im->base > im->size) {
-        mle_err("%s: the MLE header's range ends past the image\n", path);
+    if (mle_image_parse(file, size, im, err, sizeof(err))) {
+        mle_err("%s: %s\n", path, err);
         return -1;
     }
     return 0;
@@ -179,10 +79,10 @@ static int image_load(const char *path, struct image *im)
 
 int mle_load(const char *elf_path, const char *vtboot_cmdline, struct mle *out)
 {
-    struct image im;
+    struct mle_image im;
     memset(out, 0, sizeof(*out));
     if (image_load(elf_path, &im)) {
-        image_free(&im);
+        mle_image_free(&im);
         return -1;
     }
     /* the command line area as the pre-launch code fills it (and lcp2_mlehash) */
@@ -191,7 +91,7 @@ int mle_load(const char *elf_path, const char *vtboot_cmdline, struct mle *out)
     if (area && n >= area) {
         mle_err("vtboot command line longer than the MLE's %zu bytes\n",
                 area - 1);
-        image_free(&im);
+        mle_image_free(&im);
         return -1;
     }
     uint8_t *cmd = im.bytes + (im.range.cmdline_start - im.base);
@@ -202,13 +102,13 @@ int mle_load(const char *elf_path, const char *vtboot_cmdline, struct mle *out)
     out->bytes = malloc(out->size);
     if (out->bytes)
         memcpy(out->bytes, im.bytes + (im.range.start - im.base), out->size);
-    image_free(&im);
+    mle_image_free(&im);
     return out->bytes ? 0 : -1;
 }
 
 int mle_check_file(const char *elf_path)
 {
-    struct image im;
+    struct mle_image im;
     int rc = -1;
 
     if (image_load(elf_path, &im))
@@ -219,7 +119,7 @@ int mle_check_file(const char *elf_path)
         goto out;
     rc = 0;
     for (unsigned i = 0; i < im.nph; i++) {
-        const Elf32_Phdr ph = image_phdr(&im, i), *p = &ph;
+        const Elf32_Phdr ph = mle_image_phdr(&im, i), *p = &ph;
         if (p->p_type != PT_LOAD || !p->p_filesz)
             continue;
         if (p->p_paddr < start || (uint64_t)p->p_paddr + p->p_filesz > end) {
@@ -245,7 +145,7 @@ int mle_check_file(const char *elf_path)
                "byte is measured\n", elf_path, start, end, (uint32_t)im.range.entry,
                (uint32_t)im.range.cmdline_start, (uint32_t)im.range.cmdline_end);
 out:
-    image_free(&im);
+    mle_image_free(&im);
     return rc;
 }
 

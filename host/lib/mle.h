@@ -5,9 +5,14 @@
 #ifndef VTBOOT_PCR_MLE_H
 #define VTBOOT_PCR_MLE_H
 
+#include "mleimage.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
+/* The file's bytes, through gzip if it is gzip'd (as GRUB and lcp2_mlehash read tboot.gz);
+ * NULL if it cannot be read or is larger than an image can be. */
+uint8_t *mle_file_read(const char *path, size_t *len);
 struct mle {
     uint32_t base;
     uint32_t size;

@@ -134,8 +134,10 @@ host-unit: $(HOST_UNIT) $(HOST_UNIT_TPMFAULT) $(HOST_UNIT_ATTEST)
 	$(HOST_UNIT_ATTEST)
 
 # vtboot-acm's ACMs as Debian's txt-acminfo and OpenSSL read them, and vtboot-pcr's prediction
-# of a TXT launch with them, and the build's SINIT and test ACM (host/tests/acm-tests.sh)
-DEPS += tboot openssl xxd
+# of a TXT launch with them, and the build's SINIT and test ACM (host/tests/acm-tests.sh);
+# vtboot-pcr audit-mle on Debian's /boot/tboot.gz against binutils' readelf and nm, with
+# vtboot as the control (host/tests/mle-audit-tests.py)
+DEPS += tboot openssl xxd binutils
 host-test-build: $(HOST_UNIT) $(HOST_UNIT_TPMFAULT) $(HOST_UNIT_ATTEST) $(BIN)/vtboot-qemu $(HOST_TESTK) \
                  $(BIN)/vtboot-acm $(BIN)/vtboot-pcr $(OUT)/test/echo.bin $(OUT)/sinit.bin \
                  $(OUT)/vtboot
@@ -143,6 +145,7 @@ host-test: host-unit host-test-build
 	host/tests/run-tests.sh $(BIN)/vtboot-qemu $(HOST_TESTK)
 	host/tests/acm-tests.sh $(BIN)/vtboot-acm $(BIN)/vtboot-pcr $(OUT)/test/echo.bin $(SINIT_KEY) \
 	    $(OUT)/sinit.bin
+	host/tests/mle-audit-tests.py $(BIN)/vtboot-pcr $(OUT)/vtboot
 
 # libFuzzer targets for the launcher's parsers of outside input (clang, ASan, UBSan): what the
 # guest, QEMU, swtpm or a file hands the host tools. `make fuzz` and `make fuzz-smoke` run them

@@ -7,6 +7,7 @@
  *                      [--vtboot F] [--vtboot-cmdline S] [--format text|json|keylime] [-v]
  *                      [--sinit F [--os-sinit-caps X] [--lcp-policy F]]
  *   vtboot-pcr check-mle F
+ *   vtboot-pcr audit-mle [--symbols FILE] [--format text|json] F   (audit.c)
  *
  * Strings are the exact ones vtboot receives from its loader: vtboot-qemu --print-cmdline and
  * --print-modules print them. Output, one line per PCR and bank: "17:sha256=<hex>"; or JSON
@@ -25,6 +26,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "audit.h"
 #include "expect.h"
 #include "expectopt.h"
 #include "log.h"
@@ -70,6 +72,7 @@ static void usage(FILE *f)
 "usage: vtboot-pcr check-mle F\n"
 "Checks vtboot's ELF F (or a gzip of it): a valid MLE header, every byte the file loads inside\n"
 "the MLE it describes, and the MLE made of file bytes only; exit 0, or 1 saying what is not.\n");
+    audit_usage(f);
 }
 
 static void print_hex(const uint8_t *d, unsigned n)
@@ -160,6 +163,8 @@ int main(int argc, char **argv)
     log_prog = "vtboot-pcr";
     if (argc == 3 && strcmp(argv[1], "check-mle") == 0)
         return mle_check_file(argv[2]) ? 1 : 0;
+    if (argc >= 2 && strcmp(argv[1], "audit-mle") == 0)
+        return audit_main(argc, argv);
     if (argc < 2 || strcmp(argv[1], "predict") != 0) {
         usage(argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) ? stdout : stderr);
         return argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) ? 0 : 2;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Unit tests of host/lib's pure parts: VSENTER parsing and line assembly, the swtpm control
  * framing, the JSON look-up, the module-string rule (also without modules); the MLE header
- * (t_mlehdr.c), `info registers -a` and the launch decisions (t_cpustate.c), the gdb remote
+ * (t_mlehdr.c), the MLE image audit (t_mleaudit.c), `info registers -a` and the launch decisions (t_cpustate.c), the gdb remote
  * protocol and the multiplexer's tracking (t_gdb.c), the platform's event sources
  * (t_platstate.c), the QMP client (t_qmp.c). Prints "N passed, N failed".
  * usage: host-unit [DATA-DIR]   (default host/tests/unit/data, from the top of the tree) */
@@ -363,6 +363,7 @@ int main(int argc, char **argv)
     test_json();
     test_boot();
     test_mlehdr();
+    test_mleaudit();
     test_cpustate();
     test_gdbrsp();
     test_gdbtrack();

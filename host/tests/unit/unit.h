@@ -16,6 +16,7 @@ extern const char *unit_data_dir;       /* host/tests/unit/data, or argv[1] */
 char *unit_data(const char *name);
 
 void test_mlehdr(void);
+void test_mleaudit(void);
 void test_cpustate(void);
 void test_gdbrsp(void);
 void test_gdbtrack(void);
