@@ -148,6 +148,22 @@ static int hash_page(void *p, uint64_t phys, uint32_t len)
     return 0;
 }
 
+/* Only GETSEC[SENTER] resets PCR 17 (locality 4) and extends it with our digest and its EDX;
+ * entered any other way (ENTERACCS runs a module the same), PCR 17 holds something else and
+ * the SINIT does nothing for its caller. */
+static void entered_by_senter(const struct tpm_banks *banks, uint32_t senter_edx)
+{
+    struct tpm_digest_list pcr17;
+    uint8_t want[HASH_MAX_DIGEST_SIZE];
+    if (tpm2_pcr_read(&tpm, 17, banks, &pcr17))
+        fail(SINIT_PROGRESS_TPM, 6, 0, "%s", tpm.err);
+    for (unsigned b = 0; b < banks->count; b++)
+        if (txt_drtm_senter_pcr17(acm_digest, senter_edx, banks->alg[b], want) ||
+            memcmp(want, pcr17.d[b].bytes, tpm_hash_size(banks->alg[b])))
+            fail(SINIT_PROGRESS_ENTRY, 5, b, "PCR 17 (bank 0x%04x) is not what GETSEC[SENTER] "
+                 "leaves for us: not entered by SENTER", banks->alg[b]);
+}
+
 /* PO, else PS: the policy's verdict on the MLE, its control and bytes (NULL: no policy) */
 static void launch_policy(const struct txt_os_sinit_data *os, const struct tpm_digest_list *mle,
                           uint8_t acm_ver, uint32_t *control, const uint8_t **bytes,
@@ -218,6 +234,11 @@ void sinit_main(uint32_t acbase, uint32_t senter_edx)
     if (acm_parse(acm, acm_size, &ai, err, sizeof(err)))
         fail(SINIT_PROGRESS_ENTRY, 3, 0, "own header: %s", err);
     pr_info("entered at 0x%x, SENTER EDX 0x%x\n", acbase, senter_edx);
+    /* the SINIT runs only where the chipset says it lives (GETSEC[ENTERACCS] takes any
+     * ACBASE) */
+    if (acbase != txt_priv_read(TXTCR_SINIT_BASE))
+        fail(SINIT_PROGRESS_ENTRY, 4, 0, "entered at 0x%x, not at TXT.SINIT.BASE 0x%llx", acbase,
+             (unsigned long long)txt_priv_read(TXTCR_SINIT_BASE));
 
     /* the TPM at locality 3, which SENTER opened to AC mode */
     if (!tis_probe(&tis, 3, err, sizeof(err)) || !tis_request_locality(&tis, 3, err, sizeof(err)))
@@ -227,6 +248,7 @@ void sinit_main(uint32_t acbase, uint32_t senter_edx)
     struct tpm_banks banks;
     if (tpm2_get_pcr_banks(&tpm, &banks))
         fail(SINIT_PROGRESS_TPM, 4, 0, "%s", tpm.err);
+    entered_by_senter(&banks, senter_edx);
 
     /* 2-3. the heap tboot filled, and BiosData against the MADT */
     uint64_t heap_base = txt_priv_read(TXTCR_HEAP_BASE), heap_size = txt_priv_read(TXTCR_HEAP_SIZE);

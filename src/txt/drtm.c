@@ -2,8 +2,29 @@
 #include "txt/drtm.h"
 
 #include "abi/tcg_eventlog.h"
+#include "crypto/hash.h"
 #include "lib/bytes.h"
 #include "lib/string.h"
+
+/* PCR 17 is reset by SENTER and extended from zero with the TPM's hash of what the CPU sent
+ * through _TPM_Hash_Data: the ACM's digest and SENTER's EDX (surface 6.2, the SDG's words) */
+static void hash_start_data(uint8_t out[TXT_DRTM_ACM_DIGEST_SIZE + 4],
+                            const uint8_t acm_digest[TXT_DRTM_ACM_DIGEST_SIZE], uint32_t edx)
+{
+    memcpy(out, acm_digest, TXT_DRTM_ACM_DIGEST_SIZE);
+    store_le32(out + TXT_DRTM_ACM_DIGEST_SIZE, edx);
+}
+
+int txt_drtm_senter_pcr17(const uint8_t acm_digest[TXT_DRTM_ACM_DIGEST_SIZE], uint32_t senter_edx,
+                          uint16_t alg, uint8_t *pcr)
+{
+    uint8_t data[TXT_DRTM_ACM_DIGEST_SIZE + 4], digest[HASH_MAX_DIGEST_SIZE];
+    hash_start_data(data, acm_digest, senter_edx);
+    if (hash_buffer(alg, data, sizeof(data), digest))
+        return -1;
+    memset(pcr, 0, tpm_hash_size(alg));
+    return hash_extend(alg, pcr, digest);
+}
 
 static void event(struct txt_drtm_events *out, unsigned i, uint32_t pcr, uint32_t type,
                   const uint8_t *data, uint32_t len)
@@ -16,11 +37,7 @@ void txt_drtm_events(const struct txt_drtm_in *in, struct txt_drtm_events *out)
 {
     memset(out, 0, sizeof(*out));
 
-    /* PCR 17 is reset by SENTER and extended from zero with the TPM's hash of what the CPU
-     * sent through _TPM_Hash_Data: the ACM's digest and SENTER's EDX (surface 6.2, the SDG's
-     * words) */
-    memcpy(out->hash_start, in->acm_digest, TXT_DRTM_ACM_DIGEST_SIZE);
-    store_le32(out->hash_start + TXT_DRTM_ACM_DIGEST_SIZE, in->senter_edx);
+    hash_start_data(out->hash_start, in->acm_digest, in->senter_edx);
     store_le32(out->scrtm_status, in->proc_scrtm_status);
     store_le32(out->os_sinit_caps, in->os_sinit_caps);
     store_le32(out->lcp_policy_control, in->lcp_policy_control);

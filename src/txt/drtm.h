@@ -51,4 +51,11 @@ struct txt_drtm_events {
 
 void txt_drtm_events(const struct txt_drtm_in *in, struct txt_drtm_events *out);
 
+/* PCR 17 in bank alg right after GETSEC[SENTER] measured an ACM with this digest and EDX: the
+ * HASH_START event extended into the PCR SENTER reset to zero. Only SENTER (through locality 4)
+ * leaves this value, so the SINIT compares the TPM's with it to know how it was entered.
+ * pcr gets tpm_hash_size(alg) bytes; 0, or -1 if alg is not supported. */
+int txt_drtm_senter_pcr17(const uint8_t acm_digest[TXT_DRTM_ACM_DIGEST_SIZE], uint32_t senter_edx,
+                          uint16_t alg, uint8_t *pcr);
+
 #endif

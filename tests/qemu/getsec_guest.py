@@ -13,6 +13,7 @@ import pytest
 from vtb import OUT, keep_evidence
 
 TXT_QEMU = os.path.join(OUT, "bin", "qemu-system-x86_64-txt")
+TXT_BIOS = os.path.join(OUT, "bios-txt.bin")
 STOCK_QEMU = "/usr/bin/qemu-system-x86_64"
 GETSEC = os.path.join(OUT, "host", "tests", "getsec.elf")
 
@@ -76,12 +77,15 @@ def run_getsec(qemu, case, cpu="max", machine="q35", mem=128, smp=1, extra=(), r
     passes as multiboot modules, in order (paths without commas: -initrd separates them with
     commas)."""
     need(GETSEC, "make out/host/tests/getsec.elf")
+    # the TXT platform boots its own firmware (seabios/: SMRAM locked, MMIO uncached), as
+    # vtboot-qemu --txt does
+    firmware = ["-bios", need(TXT_BIOS, "make out/bios-txt.bin")] if qemu == TXT_QEMU else []
     with tempfile.TemporaryDirectory() as tmp:
         log = os.path.join(tmp, "serial.log")
         cmd = [qemu, "-machine", machine, "-accel", "tcg", "-cpu", cpu, "-m", str(mem),
                "-smp", str(smp), "-display", "none", "-nodefaults", "-monitor", "none",
                "-serial", f"file:{log}", "-kernel", GETSEC, "-append", f"case={case}",
-               *extra] + ([] if reboot else ["-no-reboot"])
+               *firmware, *extra] + ([] if reboot else ["-no-reboot"])
         if modules:
             assert not any("," in m for m in modules), modules
             cmd += ["-initrd", ",".join(modules)]

@@ -222,3 +222,29 @@ def test_vtboot_pcr_predicts_senters_extend_in_every_bank():
     event = senter_event_data(data)
     assert first == {"sha1": hashlib.sha1(event).hexdigest(),
                      "sha256": hashlib.sha256(event).hexdigest()}, p.stderr
+
+
+def test_our_sinit_run_by_enteraccs_does_nothing_for_its_caller():
+    """GETSEC[ENTERACCS] runs any ACM signed with the platform's key, our SINIT among them, in
+    authenticated-code mode with TPM locality 3 open, but never resets PCR 17. Our SINIT, run
+    so (at SINIT.BASE, with a TPM), finds PCR 17 not what SENTER leaves for it and fails before
+    it reads anything of its caller's: ERRORCODE 0xC0001411 (entry, error 5, bank 0) and a TXT
+    reset. Before, it ran its whole flow and opened locality 2 for its caller (issue 38)."""
+    sinit = os.path.join(OUT, "sinit.bin")
+    assert os.path.exists(sinit), "make out/sinit.bin"
+    code = 0xC0001411
+    with getsec_guest.swtpm_tis() as tis:
+        lines = getsec_guest.run_getsec(
+            txt_qemu(), "bad-acm", machine="q35,txt=on", mem=MEM, reboot=True,
+            modules=[sinit], extra=["-global", f"intel-txt.sinit-key-hash={key_hash()}", *tis])[0]
+    assert lines == [
+        "start", "boot 1",
+        "start", "boot 2",
+        f"ERRORCODE = {code:#x}",
+        f"ESTS = {ESTS_TXT_RESET:#x}",
+        "done"]
+    p = subprocess.run(["txt-parse_err", f"{code:#x}"], check=True, capture_output=True,
+                       text=True)
+    assert [l.strip() for l in p.stdout.splitlines() if l.strip()] == [
+        f"ERRORCODE: {code:#x}", "AC module error : acm_type=0x1, progress=0x01, error=0x5"], \
+        p.stdout

@@ -117,11 +117,33 @@ static void pcrs_replayed(void **state)
     assert_memory_equal(p18, want, 32);
 }
 
+/* PCR 17 as SENTER leaves it: python3 -c 'import hashlib, struct; d = bytes(range(32)) +
+ * struct.pack("<I", 0x11223344); h = hashlib.sha256; print(h(bytes(32) + h(d).digest())
+ * .hexdigest())', and the same with sha1 and bytes(20) */
+static void pcr17_after_senter(void **state)
+{
+    (void)state;
+    struct txt_drtm_in in;
+    uint8_t pcr[64], want[32];
+    input(&in, false);
+    assert_int_equal(txt_drtm_senter_pcr17(in.acm_digest, in.senter_edx, 0x000b, pcr), 0);
+    unhex("ac5f9c7ce96a35dce1c8588fb46134d9ff326c47f6ad28e8bcb24c8fc607e03f", want);
+    assert_memory_equal(pcr, want, 32);
+    assert_int_equal(txt_drtm_senter_pcr17(in.acm_digest, in.senter_edx, 0x0004, pcr), 0);
+    unhex("fffc0f8bbc9cce6fcd873941cae7088670b8bb8c000000000000000000000000", want);
+    assert_memory_equal(pcr, want, 20);
+    /* another EDX is another value */
+    assert_int_equal(txt_drtm_senter_pcr17(in.acm_digest, 0, 0x0004, pcr), 0);
+    assert_memory_not_equal(pcr, want, 20);
+    assert_int_equal(txt_drtm_senter_pcr17(in.acm_digest, 0, 0x1234, pcr), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(order_and_bytes),
         cmocka_unit_test(pcrs_replayed),
+        cmocka_unit_test(pcr17_after_senter),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
