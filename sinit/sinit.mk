@@ -3,12 +3,16 @@
 # of the emulated GETSEC[ENTERACCS] (qemu/patches 0005): sinit/test/echo.S -> $(OUT)/test/echo.bin;
 # both laid out and signed by vtboot-acm with the project key.
 #
-# The keys live in the cache, never in git (docs 3.3): project-key.pem signs every ACM `make`
-# builds, other-key.pem is the wrong key the tests sign with. Each is made once, when absent.
+# The keys live in the cache, never in git (docs 3.3): project-key.pem signs out/sinit.bin and
+# nothing else; test-key.pem signs the test ACMs (echo.bin, and the tests' own variants), whose
+# hash only the tests' platforms hold, so that no module that writes what its caller asks from
+# AC mode runs on a platform that trusts our SINIT; other-key.pem is the wrong key the tests
+# sign with. Each is made once, when absent.
 
 SINIT_KEYDIR     := $(VTBOOT_CACHE)/sinit
 SINIT_KEY        := $(SINIT_KEYDIR)/project-key.pem
 SINIT_OTHER_KEY  := $(SINIT_KEYDIR)/other-key.pem
+SINIT_TEST_KEY   := $(SINIT_KEYDIR)/test-key.pem
 SINIT_OBJDIR     := $(OUT)/sinit
 SINIT_CC         := $(HOST_CC) -m32 -ffreestanding -fno-pic -fno-pie -fno-stack-protector \
                     -fno-asynchronous-unwind-tables -mno-sse -mno-mmx -mno-80387 -O2 -g \
@@ -63,7 +67,7 @@ $(OUT)/sinit.bin: $(SINIT_OBJDIR)/sinit.elf $(BIN)/vtboot-acm $(SINIT_KEY)
 # keygen writes a temporary file, then a hard link publishes it: the link either appears whole
 # or fails because another make (another OUT, the same cache) got there first, whose key then
 # stands. keygen itself never overwrites.
-$(SINIT_KEY) $(SINIT_OTHER_KEY): | $(BIN)/vtboot-acm
+$(SINIT_KEY) $(SINIT_OTHER_KEY) $(SINIT_TEST_KEY): | $(BIN)/vtboot-acm
 	@mkdir -p $(@D)
 	@$(BIN)/vtboot-acm keygen $@.$$$$.tmp && { ln $@.$$$$.tmp $@ 2>/dev/null || test -s $@; }; \
 	 rc=$$?; rm -f $@.$$$$.tmp; exit $$rc
@@ -77,8 +81,8 @@ $(SINIT_OBJDIR)/test/echo.elf: $(patsubst sinit/%.S,$(SINIT_OBJDIR)/%.o,$(SINIT_
 	ld -m elf_i386 -nostdlib -static -z noexecstack --no-warn-rwx-segments \
 	   -T sinit/test/echo.ld -o $@ $(filter %.o,$^)
 
-$(OUT)/test/echo.bin: $(SINIT_OBJDIR)/test/echo.elf $(BIN)/vtboot-acm $(SINIT_KEY)
+$(OUT)/test/echo.bin: $(SINIT_OBJDIR)/test/echo.elf $(BIN)/vtboot-acm $(SINIT_TEST_KEY)
 	@mkdir -p $(@D)
-	$(BIN)/vtboot-acm make $< --key $(SINIT_KEY) -o $@
+	$(BIN)/vtboot-acm make $< --key $(SINIT_TEST_KEY) -o $@
 
-BUILD += $(OUT)/sinit.bin $(OUT)/test/echo.bin $(SINIT_OTHER_KEY)
+BUILD += $(OUT)/sinit.bin $(OUT)/test/echo.bin $(SINIT_OTHER_KEY) $(SINIT_TEST_KEY)

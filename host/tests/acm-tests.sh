@@ -8,7 +8,7 @@
 # recomputed here from the ACM's bytes, the MLE's by Debian's lcp2_mlehash. Last, the test ACM
 # and the SINIT the build makes (sinit/sinit.mk) as the same readers see them.
 # usage: acm-tests.sh path/to/vtboot-acm path/to/vtboot-pcr path/to/echo.bin path/to/project-key.pem
-#        path/to/sinit.bin
+#        path/to/sinit.bin path/to/test-key.pem
 set -u
 
 ACM=$(realpath "$1")
@@ -16,6 +16,7 @@ PCR=$(realpath "$2")
 ECHO=$(realpath "$3")
 PROJECT_KEY=$(realpath "$4")
 SINIT=$(realpath "$5")
+TEST_KEY=$(realpath "$6")
 T=$(mktemp -d /tmp/vtacm-test.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 PASS=0
@@ -267,14 +268,20 @@ refuse "--os-sinit-caps not a number" "$PCR" predict --sinit a.bin --os-sinit-ca
        --kernel code.bin
 
 openssl rsa -in "$PROJECT_KEY" -pubout -out project-pub.pem 2>/dev/null
-for built in "$SINIT" "$ECHO"; do
+openssl rsa -in "$TEST_KEY" -pubout -out test-pub.pem 2>/dev/null
+# the SINIT with the project key, the test ACM with the test key and never the other way round
+for pair in "$SINIT:project:test" "$ECHO:test:project"; do
+    built=${pair%%:*} key=${pair#*:} key=${key%%:*} not=${pair##*:}
     n=$(basename "$built")
-    echo "# $n: what make built and signed with the project key"
+    keyfile=$PROJECT_KEY
+    [ "$key" = test ] && keyfile=$TEST_KEY
+    echo "# $n: what make built and signed with the $key key"
     "$ACM" info "$built" > "$n-info.txt"
     has "$n" "$n-info.txt" "signature: good (the module's own key)"
     has "$n" "$n-info.txt" "launch checks: ok"
-    has "$n" "$n-info.txt" "key_hash: $("$ACM" key-hash "$PROJECT_KEY")"
-    check "$n: OpenSSL verifies it with the project key" verify "$built" project-pub.pem
+    has "$n" "$n-info.txt" "key_hash: $("$ACM" key-hash "$keyfile")"
+    check "$n: OpenSSL verifies it with the $key key" verify "$built" "$key-pub.pem"
+    refuse "$n: OpenSSL does not verify it with the $not key" verify "$built" "$not-pub.pem"
     acminfo "$built" > "$n-acminfo.txt"
     esize=$(stat -c %s "$built")
     for l in "type: 0x2 (ACM_TYPE_CHIPSET)" "chipset_id: 0xb00f" "vendor: 0x8086" \

@@ -144,7 +144,7 @@ host-test-build: $(HOST_UNIT) $(HOST_UNIT_TPMFAULT) $(HOST_UNIT_ATTEST) $(BIN)/v
 host-test: host-unit host-test-build
 	host/tests/run-tests.sh $(BIN)/vtboot-qemu $(HOST_TESTK)
 	host/tests/acm-tests.sh $(BIN)/vtboot-acm $(BIN)/vtboot-pcr $(OUT)/test/echo.bin $(SINIT_KEY) \
-	    $(OUT)/sinit.bin
+	    $(OUT)/sinit.bin $(SINIT_TEST_KEY)
 	host/tests/mle-audit-tests.py $(BIN)/vtboot-pcr $(OUT)/vtboot
 
 # libFuzzer targets for the launcher's parsers of outside input (clang, ASan, UBSan): what the

@@ -2,8 +2,8 @@
 """Authenticated-code mode of the emulated Intel TXT CPU (issue 20, docs/txt-platform.md "0005",
 qemu/patches 0005): host/tests/guest/getsec_acmode.c copies an ACM (a multiboot module) to
 SINIT.BASE and runs GETSEC[ENTERACCS] on out/bin/qemu-system-x86_64-txt, whose chipset holds the
-SHA-256 of the project key (-global intel-txt.sinit-key-hash, from `vtboot-acm key-hash` of the
-key file, never of the ACM). The ACM is out/test/echo.bin (sinit/test/echo.S): it reports the
+SHA-256 of the test key (-global intel-txt.sinit-key-hash, from `vtboot-acm key-hash` of the key
+file, never of the ACM; test-key.pem signs the test ACMs, never out/sinit.bin). The ACM is out/test/echo.bin (sinit/test/echo.S): it reports the
 state it was entered with and leaves with GETSEC[EXITAC].
 
 Every expected value is computed here: from the SDM's ENTERACCS entry state, the chipset's
@@ -32,6 +32,9 @@ KEYDIR = os.path.join(os.environ.get("VTBOOT_CACHE") or
                                    os.path.expanduser("~/.cache"), "vtboot"), "sinit")
 PROJECT_KEY = os.path.join(KEYDIR, "project-key.pem")
 OTHER_KEY = os.path.join(KEYDIR, "other-key.pem")
+# the test ACMs' key (sinit/sinit.mk): echo.bin and every ACM a test makes are signed with it,
+# and only the tests' platforms hold its hash; out/sinit.bin's key signs none of them
+TEST_KEY = os.path.join(KEYDIR, "test-key.pem")
 
 ECHO_MAGIC = 0x4F484345                          # "ECHO", sinit/test/echo.h
 # the header fields (include/abi/txt.h struct txt_acm_hdr): offsets
@@ -69,8 +72,10 @@ def acm_tool(*args):
                           capture_output=True, text=True).stdout
 
 
-def key_hash():
-    return acm_tool("key-hash", need(PROJECT_KEY, "`make` makes it")).strip()
+def key_hash(key=TEST_KEY):
+    """The hash the platform holds as PUBLIC.KEY: the test key's, or key's (PROJECT_KEY for a
+    test of out/sinit.bin)."""
+    return acm_tool("key-hash", need(key, "`make` makes it")).strip()
 
 
 def echo_bytes():
@@ -93,7 +98,7 @@ def sign(data, key_path):
 
 def run_acm(case, module, smp=1, reboot=False, devices=()):
     """getsec's lines for case=CASE with `module` as the ACM, on the TXT machine with the
-    project key's hash in PUBLIC.KEY."""
+    test key's hash in PUBLIC.KEY."""
     lines, _ = getsec_guest.run_getsec(
         txt_qemu(), case, machine="q35,txt=on", mem=MEM, smp=smp, reboot=reboot,
         modules=[module],
@@ -146,7 +151,7 @@ def test_this_files_signer_makes_vtboot_acms_signature():
     reproduces echo.bin's signature byte for byte (host side; host/tests/acm-tests.sh checks
     echo.bin itself with txt-acminfo, vtboot-acm info and OpenSSL)."""
     data = echo_bytes()
-    assert sign(data, PROJECT_KEY) == data
+    assert sign(data, TEST_KEY) == data
 
 
 def test_enteraccs_entry_state_and_exitac():
@@ -278,7 +283,7 @@ def module_type_3(data):
     """module_type 3 (not a chipset ACM), signed again: refused before the signature matters"""
     d = bytearray(data)
     struct.pack_into("<H", d, HDR_MODULE_TYPE, 3)
-    return sign(bytes(d), PROJECT_KEY)
+    return sign(bytes(d), TEST_KEY)
 
 
 def bad_seg_sel(data):
@@ -286,7 +291,7 @@ def bad_seg_sel(data):
     0x1f), a header check after the signature"""
     d = bytearray(data)
     struct.pack_into("<I", d, HDR_SEG_SEL, 0x18)
-    return sign(bytes(d), PROJECT_KEY)
+    return sign(bytes(d), TEST_KEY)
 
 
 @pytest.mark.parametrize("broken, code", [

@@ -20,7 +20,7 @@ import pytest
 
 import getsec_guest
 from getsec_guest import GETSEC, need, stock_qemu, symbol, txt_qemu
-from test_txt_acmode import key_hash
+from test_txt_acmode import PROJECT_KEY, key_hash
 from test_txt_chipset import layout
 from test_txt_senter import senter_event_data
 from vtb import OUT
@@ -190,7 +190,7 @@ def test_our_sinit_sets_pmrs_that_keep_dma_out_of_the_measured_mle():
     with getsec_guest.swtpm_tis() as tis:
         lines, _ = getsec_guest.run_getsec(
             txt_qemu(), "sinit-dma", machine="q35,txt=on",
-            extra=DEVICES + ["-global", f"intel-txt.sinit-key-hash={key_hash()}"] + tis,
+            extra=DEVICES + ["-global", f"intel-txt.sinit-key-hash={key_hash(PROJECT_KEY)}"] + tis,
             modules=[os.path.join(OUT, "sinit.bin")])
     entry = symbol("mle_entry")
     assert lines == head(True) + [

@@ -30,7 +30,7 @@ import pytest
 
 import vtb
 from test_txt_launch import TBOOT_HALTED, TBOOT_HALTS, tboot_lines
-from test_txt_sinit import TBOOT_CMDLINE, boot_with, need, prediction, SINIT
+from test_txt_sinit import CMDLINE, TBOOT_CMDLINE, boot_with, need, prediction, SINIT
 
 PO_INDEX = "0x01C10106"
 PS_INDEX = "0x01C10103"
@@ -108,13 +108,13 @@ def test_an_any_policy_allows_the_launch_and_is_measured():
         state, pol = tpm_state_with_policy(tmp, "--type", "any", "--ctrl", "0x2")
         pol_path = os.path.join(tmp, "pol.pol")
         run = boot_with(need(SINIT, "make out/sinit.bin"), "--grub",
-                        "console=ttyS0 panic=-1 vtboot.guest=txt-evlog", "--tpm-state", state)
+                        CMDLINE + " vtboot.guest=txt-evlog", "--tpm-state", state)
         log = os.path.join(tmp, "evlog.bin")
         with open(log, "wb") as f:
             f.write(bytes.fromhex("".join(run.values("txt-evlog"))))
         events = vtb.eventlog_events(log)
         replay = vtb.eventlog_pcrs(log)
-        run.cmdline = "console=ttyS0 panic=-1 vtboot.guest=txt-evlog"
+        run.cmdline = CMDLINE + " vtboot.guest=txt-evlog"
         pred = predicted(run, pol_path)
     assert run.rc == vtb.POWERED_OFF, run.stderr[-2000:] + "\n" + run.serial[-1500:]
     assert "sinit: launch control policy 0x01c10106 allows the MLE" in sinit_lines(run)
@@ -137,7 +137,7 @@ def test_an_any_policy_allows_the_launch_and_is_measured():
 def test_a_policy_asking_for_a_newer_sinit_fails_the_launch():
     with tempfile.TemporaryDirectory() as tmp:
         state, _ = tpm_state_with_policy(tmp, "--type", "any", "--minver", "9")
-        run = boot_with(need(SINIT, "make out/sinit.bin"), "--grub", "console=ttyS0 panic=-1",
+        run = boot_with(need(SINIT, "make out/sinit.bin"), "--grub", CMDLINE,
                         "--tpm-state", state, "--reboot")
     lines = sinit_lines(run)
     assert run.rc == TBOOT_HALTED, run.stderr[-2000:] + "\n" + run.serial[-1500:]
@@ -176,9 +176,9 @@ def test_a_list_policy_naming_tboots_mle_allows_it():
         lst = list_of_mle(tmp, TBOOT_CMDLINE)
         state, _ = tpm_state_with_policy(tmp, "--type", "list", "--data",
                                      os.path.join(tmp, "pol.data"), lst)
-        run = boot_with(need(SINIT, "make out/sinit.bin"), "--grub", "console=ttyS0 panic=-1",
+        run = boot_with(need(SINIT, "make out/sinit.bin"), "--grub", CMDLINE,
                         "--tpm-state", state, "--lcp-data", os.path.join(tmp, "pol.data"))
-        run.cmdline = "console=ttyS0 panic=-1"
+        run.cmdline = CMDLINE
         pred = predicted(run, os.path.join(tmp, "pol.pol"))
     assert run.rc == vtb.POWERED_OFF, run.stderr[-2000:] + "\n" + run.serial[-1500:]
     assert "sinit: launch control policy 0x01c10106 allows the MLE" in sinit_lines(run)
@@ -200,7 +200,7 @@ def test_a_list_policy_naming_another_mle_fails_the_launch(index, errorcode):
         lst = list_of_mle(tmp, TBOOT_CMDLINE + " loglvl=none")
         state, _ = tpm_state_with_policy(tmp, "--type", "list", "--data",
                                      os.path.join(tmp, "pol.data"), lst, index=index)
-        run = boot_with(need(SINIT, "make out/sinit.bin"), "--grub", "console=ttyS0 panic=-1",
+        run = boot_with(need(SINIT, "make out/sinit.bin"), "--grub", CMDLINE,
                         "--tpm-state", state, "--lcp-data", os.path.join(tmp, "pol.data"),
                         "--reboot")
     lines = sinit_lines(run)

@@ -17,7 +17,7 @@ import subprocess
 
 import getsec_guest
 from getsec_guest import symbol, txt_qemu
-from test_txt_acmode import (ECHO, ECHO_MAGIC, ERR_AUTH_FAIL, ESTS_TXT_RESET, MEM,
+from test_txt_acmode import (ECHO, ECHO_MAGIC, ERR_AUTH_FAIL, ESTS_TXT_RESET, MEM, PROJECT_KEY,
                              SCRATCH_END, SIG_OFF, STS_PRIVATE_OPEN, echo_bytes, echo_report,
                              flipped_byte, key_hash, value)
 from test_txt_chipset import layout
@@ -43,10 +43,10 @@ def predicted_pcr17(acm, edx=0):
     return hashlib.sha256(bytes(32) + event).hexdigest()
 
 
-def run_senter(case, module=ECHO, smp=1, cpu="max", tpm=True, reboot=False):
-    """getsec's lines for case=CASE with `module` as the ACM on the TXT machine (the project
-    key's hash in PUBLIC.KEY), with tpm-tis on a fresh swtpm unless tpm is False."""
-    extra = ["-global", f"intel-txt.sinit-key-hash={key_hash()}"]
+def run_senter(case, module=ECHO, smp=1, cpu="max", tpm=True, reboot=False, key=None):
+    """getsec's lines for case=CASE with `module` as the ACM on the TXT machine (the test key's
+    hash in PUBLIC.KEY, or key's), with tpm-tis on a fresh swtpm unless tpm is False."""
+    extra = ["-global", f"intel-txt.sinit-key-hash={key_hash(key) if key else key_hash()}"]
     if not tpm:
         return getsec_guest.run_getsec(txt_qemu(), case, cpu=cpu, machine="q35,txt=on",
                                        mem=MEM, smp=smp, reboot=reboot, modules=[module],
@@ -172,7 +172,7 @@ def test_our_sinit_refuses_a_heap_with_a_wrong_size_field():
     sinit = os.path.join(OUT, "sinit.bin")
     assert os.path.exists(sinit), "make out/sinit.bin"
     code = 0xC0000431
-    assert run_senter("senter-bad-heap", module=sinit, reboot=True) == [
+    assert run_senter("senter-bad-heap", module=sinit, reboot=True, key=PROJECT_KEY) == [
         "start", "boot 1",
         "start", "boot 2",
         f"ERRORCODE = {code:#x}",
@@ -236,7 +236,8 @@ def test_our_sinit_run_by_enteraccs_does_nothing_for_its_caller():
     with getsec_guest.swtpm_tis() as tis:
         lines = getsec_guest.run_getsec(
             txt_qemu(), "bad-acm", machine="q35,txt=on", mem=MEM, reboot=True,
-            modules=[sinit], extra=["-global", f"intel-txt.sinit-key-hash={key_hash()}", *tis])[0]
+            modules=[sinit],
+            extra=["-global", f"intel-txt.sinit-key-hash={key_hash(PROJECT_KEY)}", *tis])[0]
     assert lines == [
         "start", "boot 1",
         "start", "boot 2",

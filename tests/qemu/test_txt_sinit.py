@@ -23,7 +23,7 @@ import pytest
 
 import vtb
 from test_kernel_patches import securityfs
-from test_txt_launch import MEMORY_MB, SINIT_BASE, TBOOT_HALTED, TBOOT_HALTS, boot_txt, tboot_lines
+from test_txt_launch import LINUX_CMDLINE, MEMORY_MB, SINIT_BASE, TBOOT_HALTED, TBOOT_HALTS, boot_txt, tboot_lines
 
 ACM_TOOL = os.path.join(vtb.OUT, "bin", "vtboot-acm")
 PCR_TOOL = os.path.join(vtb.OUT, "bin", "vtboot-pcr")
@@ -34,7 +34,10 @@ PROJECT_KEY = os.path.join(os.environ.get("VTBOOT_CACHE") or
                            os.path.join(os.environ.get("XDG_CACHE_HOME") or
                                         os.path.expanduser("~/.cache"), "vtboot"),
                            "sinit", "project-key.pem")
-CMDLINE = "console=ttyS0 panic=-1"
+# the test ACMs' key (sinit/sinit.mk): what a test makes is signed with it, never with the project
+# key, and the platform that runs it holds its hash
+TEST_KEY = os.path.join(os.path.dirname(PROJECT_KEY), "test-key.pem")
+CMDLINE = LINUX_CMDLINE
 TBOOT_CMDLINE = "logging=serial,memory loglvl=all ap_wake_mwait=true"   # vtboot-qemu's default
 # does_acmod_match_platform() as tboot and txt-acminfo print it: the emulated platform (our
 # chipset's DIDVID and FSBIF, the CPU's signature and IA32_PLATFORM_ID), then our ACM's lists
@@ -77,11 +80,12 @@ def halt_policy():
     return path
 
 
-def boot_with(acm, loader, cmdline=CMDLINE, *more, kernel=None, policy=None):
-    """tboot with this SINIT under the halt policy (or policy) through the loader."""
+def boot_with(acm, loader, cmdline=CMDLINE, *more, kernel=None, policy=None, key=PROJECT_KEY):
+    """tboot with this SINIT under the halt policy (or policy) through the loader, on a
+    platform that holds key's hash."""
     run = boot_txt("--txt", loader, "--kernel", kernel or vtb.debian_generic_kernel(), "--memory",
                    str(MEMORY_MB), "--cmdline", cmdline, "--sinit", acm,
-                   "--sinit-key", need(PROJECT_KEY, "`make` makes it"),
+                   "--sinit-key", need(key, "`make` makes it"),
                    "--policy", policy or halt_policy(), *more)
     run.policy = policy or halt_policy()
     return run
@@ -331,9 +335,10 @@ def test_tboot_refuses_an_acm_for_another_chipset():
         other = os.path.join(tmp, "sinit-b00e.bin")
         subprocess.run([need(ACM_TOOL, "make out/bin/vtboot-acm"), "break",
                         need(SINIT, "make out/sinit.bin"), "--chipset", "8086:b00e", "--key",
-                        PROJECT_KEY, "-o", other], check=True, capture_output=True)
+                        need(TEST_KEY, "`make` makes it"), "-o", other], check=True,
+                       capture_output=True)
         run = boot_with(other, "--grub", CMDLINE + " vtboot.guest=txt-acminfo",
-                        "--initrd", acminfo_initrd(tmp, other))
+                        "--initrd", acminfo_initrd(tmp, other), key=TEST_KEY)
         file_part = host_acminfo(other, "/boot/sinit.bin")
     lines = tboot_lines(run)
     assert run.rc == vtb.POWERED_OFF, run.stderr[-2000:] + "\n" + run.serial[-1500:]
