@@ -39,7 +39,7 @@
 /* the error field of a failure to find an ACPI table, under each step's progress code (the
  * other error numbers are listed in docs/txt-platform.md 3.4) */
 #define SINIT_ERR_NO_TABLE 4u
-_Static_assert(SINIT_ERR_NO_TABLE == TXT_DMAR_NONE, "progress 0x06 error 4: no DMAR");
+_Static_assert(SINIT_ERR_NO_TABLE == SINIT_PMR_ERR_NO_DMAR, "progress 0x06 error 4: no DMAR");
 #define LCP_NV_MAX 1024u
 #define E820_MAX 4096u
 /* room for the records measure_drtm writes: the Spec ID event and 7 events of at most 4 banks
@@ -270,7 +270,7 @@ void sinit_main(uint32_t acbase, uint32_t senter_edx)
     unsigned nr_units, sub, reg;
     const struct acpi_drhd *units = txt_chipset_vtd_units(plat.didvid, &nr_units);
     if (!units)
-        fail(SINIT_PROGRESS_PMR, TXT_VTD_CHIPSET_UNKNOWN, 0,
+        fail(SINIT_PROGRESS_PMR, SINIT_PMR_ERR_CHIPSET, 0,
              "no VT-d units known for chipset 0x%llx", (unsigned long long)plat.didvid);
     const uint8_t *dmar_ram = table(rsdp, "DMAR", &dmar_len, SINIT_PROGRESS_PMR);
     enum txt_dmar_result dr = txt_dmar_take(dmar_ram, dmar_len, dmar, sizeof(dmar), units,

@@ -20,10 +20,11 @@
 #define PMR_LOW_BITS 0x1fffffull             /* below the 2 MiB granularity */
 
 /* QEMU's q35 with the TXT device (qemu/patches 0004: DIDVID 0x8086:0xB00F): the one
- * intel-iommu at Q35_HOST_BRIDGE_IOMMU_ADDR, which QEMU's DMAR names with INCLUDE_PCI_ALL
- * in segment 0 (hw/i386/acpi-build.c build_dmar_q35). */
+ * intel-iommu at Q35_HOST_BRIDGE_IOMMU_ADDR, which QEMU 7.2's DMAR names in segment 0 with
+ * flags 0 and a device scope for the IOAPIC and every PCI device behind it
+ * (hw/i386/acpi-build.c build_dmar_q35). */
 static const struct acpi_drhd q35_units[] = {
-    { .base = 0xfed90000ull, .segment = 0, .flags = ACPI_DRHD_INCLUDE_PCI_ALL },
+    { .base = 0xfed90000ull, .segment = 0, .flags = 0 },
 };
 
 static const struct {

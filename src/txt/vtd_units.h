@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "abi/txt.h"
 #include "acpi/tables.h"
 
 #define TXT_DMAR_MAX 4096u                   /* the SINIT's copy; QEMU's DMAR is 80 bytes */
@@ -26,26 +27,23 @@
  * SINIT does not know. */
 const struct acpi_drhd *txt_chipset_vtd_units(uint64_t didvid, unsigned *n);
 
-/* The ERRORCODE error numbers under progress 0x06 (SINIT_PROGRESS_PMR); txt_dmar_take
+/* The ERRORCODE error numbers under progress 0x06 (include/abi/txt.h); txt_dmar_take
  * returns the DMAR's */
 enum txt_dmar_result {
     TXT_DMAR_OK = 0,
-    TXT_DMAR_MALFORMED = 1,                  /* the copy: header, length, checksum, a structure */
-    TXT_VTD_UNIT_BAD = 2,                    /* a unit: no PLMR/PHMR, PRS never set (sub: unit) */
-    TXT_DMAR_TOO_BIG = 3,                    /* more than TXT_DMAR_MAX bytes */
-    TXT_DMAR_NONE = 4,                       /* no DMAR table */
-    TXT_DMAR_UNITS = 5,                      /* its DRHDs are not the platform's units */
-    TXT_PMR_NOT_HELD = 6,                    /* a PMR register did not read back its write
-                                              * (sub: unit * 4 + register) */
-    TXT_VTD_CHIPSET_UNKNOWN = 7,             /* no unit table for the DIDVID */
+    TXT_DMAR_MALFORMED = SINIT_PMR_ERR_DMAR,
+    TXT_VTD_UNIT_BAD = SINIT_PMR_ERR_UNIT,
+    TXT_DMAR_TOO_BIG = SINIT_PMR_ERR_DMAR_SIZE,
+    TXT_DMAR_UNITS = SINIT_PMR_ERR_DRHDS,
+    TXT_PMR_NOT_HELD = SINIT_PMR_ERR_READBACK,
 };
 /* The sub-error of TXT_DMAR_UNITS: what differs first (DRHDs in table order, then the
  * platform's units in order) */
 enum txt_dmar_units_sub {
-    TXT_DMAR_UNIT_MISSING = 1,               /* a platform unit no DRHD names */
-    TXT_DMAR_UNIT_UNKNOWN = 2,               /* a DRHD naming no platform unit */
-    TXT_DMAR_UNIT_TWICE = 3,                 /* two DRHDs naming one unit */
-    TXT_DMAR_UNIT_DIFFERS = 4,               /* a unit's segment or flags not the platform's */
+    TXT_DMAR_UNIT_MISSING = SINIT_PMR_DRHD_MISSING,
+    TXT_DMAR_UNIT_UNKNOWN = SINIT_PMR_DRHD_UNKNOWN,
+    TXT_DMAR_UNIT_TWICE = SINIT_PMR_DRHD_TWICE,
+    TXT_DMAR_UNIT_DIFFERS = SINIT_PMR_DRHD_DIFFERS,
 };
 
 /* Copies the DMAR found at `ram` (`len` bytes by its header as read when it was found) into

@@ -783,7 +783,7 @@ static void txt_seeds(void)
     store_le32(t + 273, 0x7bf00000);
     store_le32(t + 277, 0x40000);
     out("txt_mtrr", "tboot", t, sizeof(t));
-    /* txt_dmar: QEMU q35's DMAR (one DRHD, INCLUDE_PCI_ALL, the IOAPIC's device scope) on the
+    /* txt_dmar: QEMU q35's DMAR (one DRHD, flags 0, the IOAPIC's device scope) on the
      * platform of QEMU's unit, as it is and with the length and checksum to be fixed */
     uint8_t d[1 + 72] = { 1 };
     uint8_t *q = d + 1;
@@ -794,7 +794,6 @@ static void txt_seeds(void)
     q[37] = 1;
     store_le16(q + 48, 0);
     store_le16(q + 50, 24);
-    q[52] = 1;
     store_le64(q + 56, 0xfed90000ull);
     q[64] = 3;
     q[65] = 8;

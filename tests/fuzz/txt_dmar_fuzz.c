@@ -16,8 +16,8 @@
 #include "txt/vtd_units.h"
 
 static const struct acpi_drhd pool[3] = {
-    { 0xfed90000ull, 0, ACPI_DRHD_INCLUDE_PCI_ALL },
-    { 0xfed91000ull, 0, 0 },
+    { 0xfed90000ull, 0, 0 },
+    { 0xfed91000ull, 0, ACPI_DRHD_INCLUDE_PCI_ALL },
     { 0x1fed92000ull, 1, 0 },
 };
 

@@ -51,7 +51,7 @@ static uint8_t *add(struct tbl *t, uint16_t type, uint16_t len)
     return p;
 }
 
-/* a DRHD with one device scope (QEMU's: the IOAPIC, type 3, id 0, bus 0 dev 0x1f fn 0) */
+/* a DRHD with one device scope (QEMU's first: the IOAPIC, type 3, id 0, bus 0 dev 0x1f fn 0) */
 static void drhd(struct tbl *t, uint8_t flags, uint16_t segment, uint64_t base)
 {
     uint8_t *p = add(t, 0, 24);
@@ -73,7 +73,7 @@ static void seal(struct tbl *t)
 static void q35(struct tbl *t)
 {
     dmar_init(t);
-    drhd(t, ACPI_DRHD_INCLUDE_PCI_ALL, 0, IOMMU);
+    drhd(t, 0, 0, IOMMU);
     seal(t);
 }
 
@@ -115,7 +115,7 @@ static void chipset_units(void **state)
     assert_int_equal(n, 1);
     assert_int_equal(u[0].base, IOMMU);
     assert_int_equal(u[0].segment, 0);
-    assert_int_equal(u[0].flags, ACPI_DRHD_INCLUDE_PCI_ALL);
+    assert_int_equal(u[0].flags, 0);
     /* any revision of 0x8086:0xB00F; another device or vendor: none */
     assert_ptr_equal(txt_chipset_vtd_units(TXT_DIDVID(0x8086, 0xb00f, 7), &n), u);
     assert_null(txt_chipset_vtd_units(TXT_DIDVID(0x8086, 0xb00e, 1), &n));
@@ -152,10 +152,10 @@ static void drhd_sets(void **state)
     struct tbl t;
     /* the attack: the DRHD names TPM locality 4, whose window reads all-ones */
     dmar_init(&t);
-    drhd(&t, ACPI_DRHD_INCLUDE_PCI_ALL, 0, TPM_LOC4);
+    drhd(&t, 0, 0, TPM_LOC4);
     seal(&t);
     REFUSED(&t, TXT_DMAR_UNITS, TXT_DMAR_UNIT_UNKNOWN,
-            "DMAR: DRHD 0 (0xfed44000, segment 0, flags 0x1) is no remapping unit of this "
+            "DMAR: DRHD 0 (0xfed44000, segment 0, flags 0x0) is no remapping unit of this "
             "chipset");
     /* the real unit and an extra one, either order */
     q35(&t);
@@ -176,24 +176,24 @@ static void drhd_sets(void **state)
             "DMAR: no DRHD for the chipset's remapping unit at 0xfed90000");
     /* the real unit twice */
     q35(&t);
-    drhd(&t, ACPI_DRHD_INCLUDE_PCI_ALL, 0, IOMMU);
-    seal(&t);
-    REFUSED(&t, TXT_DMAR_UNITS, TXT_DMAR_UNIT_TWICE,
-            "DMAR: DRHD 1 (0xfed90000, segment 0, flags 0x1) names a unit a second time");
-    /* without INCLUDE_PCI_ALL (the OS would leave devices outside every unit), another
-     * segment, another flag bit */
-    dmar_init(&t);
     drhd(&t, 0, 0, IOMMU);
     seal(&t);
-    REFUSED(&t, TXT_DMAR_UNITS, TXT_DMAR_UNIT_DIFFERS,
-            "DMAR: DRHD 0 (0xfed90000, segment 0, flags 0x0) differs from the chipset's unit");
+    REFUSED(&t, TXT_DMAR_UNITS, TXT_DMAR_UNIT_TWICE,
+            "DMAR: DRHD 1 (0xfed90000, segment 0, flags 0x0) names a unit a second time");
+    /* INCLUDE_PCI_ALL where the chipset's unit lists its devices, another segment, another
+     * flag bit */
     dmar_init(&t);
-    drhd(&t, ACPI_DRHD_INCLUDE_PCI_ALL, 1, IOMMU);
+    drhd(&t, ACPI_DRHD_INCLUDE_PCI_ALL, 0, IOMMU);
     seal(&t);
     REFUSED(&t, TXT_DMAR_UNITS, TXT_DMAR_UNIT_DIFFERS,
-            "DMAR: DRHD 0 (0xfed90000, segment 1, flags 0x1) differs from the chipset's unit");
+            "DMAR: DRHD 0 (0xfed90000, segment 0, flags 0x1) differs from the chipset's unit");
     dmar_init(&t);
-    drhd(&t, 0x3, 0, IOMMU);
+    drhd(&t, 0, 1, IOMMU);
+    seal(&t);
+    REFUSED(&t, TXT_DMAR_UNITS, TXT_DMAR_UNIT_DIFFERS,
+            "DMAR: DRHD 0 (0xfed90000, segment 1, flags 0x0) differs from the chipset's unit");
+    dmar_init(&t);
+    drhd(&t, 0x2, 0, IOMMU);
     seal(&t);
     assert_int_equal(take(&t), TXT_DMAR_UNITS);
     assert_int_equal(sub, TXT_DMAR_UNIT_DIFFERS);
@@ -207,7 +207,7 @@ static void drhd_sets(void **state)
             "chipset");
     q35(&t);
     for (unsigned i = 0; i < 19; i++)
-        drhd(&t, ACPI_DRHD_INCLUDE_PCI_ALL, 0, IOMMU);
+        drhd(&t, 0, 0, IOMMU);
     seal(&t);
     assert_int_equal(take(&t), TXT_DMAR_UNITS);
     assert_int_equal(sub, TXT_DMAR_UNIT_TWICE);
