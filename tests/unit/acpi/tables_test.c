@@ -251,6 +251,13 @@ static int drhds(const struct tbl *t, uint32_t len, unsigned max)
     return rc;
 }
 
+/* a valid table of `want` DRHDs, read with room for `max` */
+static void found(const struct tbl *t, uint32_t len, unsigned max, unsigned want)
+{
+    assert_int_equal(drhds(t, len, max), 0);
+    assert_int_equal(n, want);
+}
+
 static void drhd_is(unsigned i, uint64_t base, uint16_t segment, uint8_t flags)
 {
     assert_int_equal(got[i].base, base);
@@ -278,14 +285,12 @@ static void dmar_bases(void **state)
     store_le64(rmrr + 16, 0x7b9fffffull);
     drhd(&t, 16, 1, 0x1fed91000ull);             /* above 4 GiB: all 64 bits */
     store_le16(t.b + t.len - 16 + 6, 0x0102);    /* its segment */
-    assert_int_equal(drhds(&t, t.len, 8), 0);
-    assert_int_equal(n, 2);
+    found(&t, t.len, 8, 2);
     drhd_is(0, 0xfed90000ull, 0, 0);
     drhd_is(1, 0x1fed91000ull, 0x0102, 1);
     assert_int_equal(got[2].base, 0xeeeeeeeeeeeeeeeeull);
     /* exactly as many as there is room for */
-    assert_int_equal(drhds(&t, t.len, 2), 0);
-    assert_int_equal(n, 2);
+    found(&t, t.len, 2, 2);
     drhd_is(1, 0x1fed91000ull, 0x0102, 1);
 
     /* other types, of odd lengths down to 4, are skipped; a DRHD after them still found */
@@ -296,9 +301,18 @@ static void dmar_bases(void **state)
     dmar_struct(&t, 0x7fff, 4);                  /* unknown, header only */
     drhd(&t, 16, 0, 0xfeda0000ull);
     dmar_struct(&t, 5, 5);                       /* SATC */
-    assert_int_equal(drhds(&t, t.len, 1), 0);
-    assert_int_equal(n, 1);
+    found(&t, t.len, 1, 1);
     drhd_is(0, 0xfeda0000ull, 0, 0);
+}
+
+/* three DRHDs around an RMRR: 48 + 16 + 16 + 32 + 16 = 128 bytes */
+static void three_drhds(struct tbl *t)
+{
+    dmar_init(t);
+    drhd(t, 16, 0, 0xfed90000ull);
+    drhd(t, 16, 0, 0xfed91000ull);
+    dmar_struct(t, 1, 32);
+    drhd(t, 16, 1, 0xfed92000ull);
 }
 
 /* No DRHD is no error here (the caller compares the set with the platform's units); more
@@ -309,25 +323,16 @@ static void dmar_counts(void **state)
     struct tbl t;
     dmar_init(&t);
     dmar_struct(&t, 1, 32);
-    assert_int_equal(drhds(&t, t.len, 8), 0);
-    assert_int_equal(n, 0);
-    assert_int_equal(drhds(&t, DMAR_HDR, 8), 0);
-    assert_int_equal(n, 0);
+    found(&t, t.len, 8, 0);
+    found(&t, DMAR_HDR, 8, 0);
 
-    dmar_init(&t);
-    drhd(&t, 16, 0, 0xfed90000ull);
-    drhd(&t, 16, 0, 0xfed91000ull);
-    dmar_struct(&t, 1, 32);
-    drhd(&t, 16, 1, 0xfed92000ull);
-    assert_int_equal(drhds(&t, t.len, 2), 0);
-    assert_int_equal(n, 3);
+    three_drhds(&t);
+    found(&t, t.len, 2, 3);
     drhd_is(0, 0xfed90000ull, 0, 0);
     drhd_is(1, 0xfed91000ull, 0, 0);
     assert_int_equal(got[2].base, 0xeeeeeeeeeeeeeeeeull);
-    assert_int_equal(drhds(&t, t.len, 0), 0);
-    assert_int_equal(n, 3);
-    assert_int_equal(drhds(&t, t.len, 3), 0);
-    assert_int_equal(n, 3);
+    found(&t, t.len, 0, 3);
+    found(&t, t.len, 3, 3);
     drhd_is(2, 0xfed92000ull, 0, 1);
 }
 
@@ -342,11 +347,7 @@ static void dmar_refused(void **state)
     assert_int_equal(drhds(&t, 0, 8), -1);
     assert_string_equal(err, "DMAR: 0 bytes, shorter than its header");
 
-    dmar_init(&t);
-    drhd(&t, 16, 0, 0xfed90000ull);
-    drhd(&t, 16, 0, 0xfed91000ull);
-    dmar_struct(&t, 1, 32);
-    drhd(&t, 16, 1, 0xfed92000ull);
+    three_drhds(&t);
     /* a structure that runs past the table: the last one by a byte, or the table cut short */
     uint32_t full = t.len;                       /* 48 + 16 + 16 + 32 + 16 = 128 */
     assert_int_equal(drhds(&t, full - 1, 8), -1);

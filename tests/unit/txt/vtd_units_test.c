@@ -70,11 +70,16 @@ static void seal(struct tbl *t)
     acpi_fix_checksum(t->b, t->len, 9);
 }
 
-static void q35(struct tbl *t)
+static void one_drhd(struct tbl *t, uint8_t flags, uint16_t segment, uint64_t base)
 {
     dmar_init(t);
-    drhd(t, 0, 0, IOMMU);
+    drhd(t, flags, segment, base);
     seal(t);
+}
+
+static void q35(struct tbl *t)
+{
+    one_drhd(t, 0, 0, IOMMU);
 }
 
 /* txt_dmar_take on an exact-size heap copy of the table (ASan sees a read past len) */
@@ -151,9 +156,7 @@ static void drhd_sets(void **state)
     (void)state;
     struct tbl t;
     /* the attack: the DRHD names TPM locality 4, whose window reads all-ones */
-    dmar_init(&t);
-    drhd(&t, 0, 0, TPM_LOC4);
-    seal(&t);
+    one_drhd(&t, 0, 0, TPM_LOC4);
     REFUSED(&t, TXT_DMAR_UNITS, TXT_DMAR_UNIT_UNKNOWN,
             "DMAR: DRHD 0 (0xfed44000, segment 0, flags 0x0) is no remapping unit of this "
             "chipset");
@@ -182,19 +185,13 @@ static void drhd_sets(void **state)
             "DMAR: DRHD 1 (0xfed90000, segment 0, flags 0x0) names a unit a second time");
     /* INCLUDE_PCI_ALL where the chipset's unit lists its devices, another segment, another
      * flag bit */
-    dmar_init(&t);
-    drhd(&t, ACPI_DRHD_INCLUDE_PCI_ALL, 0, IOMMU);
-    seal(&t);
+    one_drhd(&t, ACPI_DRHD_INCLUDE_PCI_ALL, 0, IOMMU);
     REFUSED(&t, TXT_DMAR_UNITS, TXT_DMAR_UNIT_DIFFERS,
             "DMAR: DRHD 0 (0xfed90000, segment 0, flags 0x1) differs from the chipset's unit");
-    dmar_init(&t);
-    drhd(&t, 0, 1, IOMMU);
-    seal(&t);
+    one_drhd(&t, 0, 1, IOMMU);
     REFUSED(&t, TXT_DMAR_UNITS, TXT_DMAR_UNIT_DIFFERS,
             "DMAR: DRHD 0 (0xfed90000, segment 1, flags 0x0) differs from the chipset's unit");
-    dmar_init(&t);
-    drhd(&t, 0x2, 0, IOMMU);
-    seal(&t);
+    one_drhd(&t, 0x2, 0, IOMMU);
     assert_int_equal(take(&t), TXT_DMAR_UNITS);
     assert_int_equal(sub, TXT_DMAR_UNIT_DIFFERS);
     /* more DRHDs than the SINIT keeps (9 of 20): the first extra one is found */
@@ -224,9 +221,7 @@ static void two_units(void **state)
     drhd(&t, 0, 0, 0xfed90000ull);
     seal(&t);
     assert_int_equal(take_n(&t, t.len, units, 2), TXT_DMAR_OK);
-    dmar_init(&t);
-    drhd(&t, 0, 0, 0xfed90000ull);
-    seal(&t);
+    one_drhd(&t, 0, 0, 0xfed90000ull);
     assert_int_equal(take_n(&t, t.len, units, 2), TXT_DMAR_UNITS);
     assert_int_equal(sub, TXT_DMAR_UNIT_MISSING);
     assert_string_equal(err, "DMAR: no DRHD for the chipset's remapping unit at 0xfed91000");
