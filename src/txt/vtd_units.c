@@ -22,7 +22,8 @@
 /* QEMU's q35 with the TXT device (qemu/patches 0004: DIDVID 0x8086:0xB00F): the one
  * intel-iommu at Q35_HOST_BRIDGE_IOMMU_ADDR, which QEMU 7.2's DMAR names in segment 0 with
  * flags 0 and a device scope for the IOAPIC and every PCI device behind it
- * (hw/i386/acpi-build.c build_dmar_q35). */
+ * (hw/i386/acpi-build.c build_dmar_q35). Every base below 4 GiB: the SINIT reaches the
+ * units in 32-bit flat mode. */
 static const struct acpi_drhd q35_units[] = {
     { .base = 0xfed90000ull, .segment = 0, .flags = 0 },
 };
