@@ -34,12 +34,13 @@
 #include "txt/mtrr.h"
 #include "txt/sinit_mle.h"
 #include "txt/smram.h"
+#include "txt/vtd_units.h"
 
 #define COM1 0x3f8
 /* the error field of a failure to find an ACPI table, under each step's progress code (the
  * other error numbers are listed in docs/txt-platform.md 3.4) */
 #define SINIT_ERR_NO_TABLE 4u
-#define MAX_DRHDS 8u
+_Static_assert(SINIT_ERR_NO_TABLE == SINIT_PMR_ERR_NO_DMAR, "progress 0x06 error 4: no DMAR");
 #define LCP_NV_MAX 1024u
 #define E820_MAX 4096u
 /* room for the records measure_drtm writes: the Spec ID event and 7 events of at most 4 banks
@@ -289,16 +290,28 @@ void sinit_main(uint32_t acbase, uint32_t senter_edx)
         fail(SINIT_PROGRESS_MTRRS, 1, 0, "MTRRs: %s", err);
 
     /* 9 before 5: the PMRs protect the MLE before it is measured (a DMA after the
-     * measurement would otherwise change what runs) */
-    const uint8_t *dmar = table(rsdp, "DMAR", &dmar_len, SINIT_PROGRESS_PMR);
-    uint64_t drhd[MAX_DRHDS];
-    unsigned nr_drhd;
-    if (acpi_dmar_drhds(dmar, dmar_len, drhd, MAX_DRHDS, &nr_drhd, err, sizeof(err)))
-        fail(SINIT_PROGRESS_PMR, 1, 0, "%s", err);
-    for (unsigned i = 0; i < nr_drhd; i++)
-        if (vtd_set_pmrs(drhd[i], os->vtd_pmr_lo_base, os->vtd_pmr_lo_size,
-                         os->vtd_pmr_hi_base, os->vtd_pmr_hi_size, err, sizeof(err)))
-            fail(SINIT_PROGRESS_PMR, 2, i, "%s", err);
+     * measurement would otherwise change what runs). The units are the chipset's; the
+     * DMAR (RAM the loader owns) is copied once, and the copy must name exactly them. */
+    static uint8_t dmar[TXT_DMAR_MAX];
+    unsigned nr_units, sub, reg;
+    const struct acpi_drhd *units = txt_chipset_vtd_units(plat.didvid, &nr_units);
+    if (!units)
+        fail(SINIT_PROGRESS_PMR, SINIT_PMR_ERR_CHIPSET, 0,
+             "no VT-d units known for chipset 0x%llx", (unsigned long long)plat.didvid);
+    const uint8_t *dmar_ram = table(rsdp, "DMAR", &dmar_len, SINIT_PROGRESS_PMR);
+    enum txt_dmar_result dr = txt_dmar_take(dmar_ram, dmar_len, dmar, sizeof(dmar), units,
+                                            nr_units, &sub, err, sizeof(err));
+    if (dr != TXT_DMAR_OK)
+        fail(SINIT_PROGRESS_PMR, dr, sub, "%s", err);
+    for (unsigned i = 0; i < nr_units; i++) {
+        int rc = vtd_set_pmrs((uint32_t)units[i].base, os->vtd_pmr_lo_base,
+                              os->vtd_pmr_lo_size, os->vtd_pmr_hi_base, os->vtd_pmr_hi_size,
+                              &reg, err, sizeof(err));
+        if (rc)
+            fail(SINIT_PROGRESS_PMR, (unsigned)rc,
+                 rc == TXT_PMR_NOT_HELD ? i * TXT_PMR_REGS + reg : i,
+                 "VT-d unit at 0x%llx: %s", (unsigned long long)units[i].base, err);
+    }
 
     /* 5. the MLE: every page inside the low PMR, none in the TXT region; measured in every
      * bank; its header */

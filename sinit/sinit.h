@@ -44,10 +44,12 @@ void cpu_read_mtrrs(struct txt_mtrrs *m);
  * than cap */
 int fwcfg_read_file(const char *name, uint8_t *buf, uint32_t cap, uint32_t *len);
 
-/* vtd.c: a DRHD's protected memory regions, enabled (PMEN.EPM) and waited for (PRS).
- * A size of 0 leaves that region empty. -1 with the reason. */
-int vtd_set_pmrs(uint64_t drhd, uint64_t lo_base, uint64_t lo_size, uint64_t hi_base,
-                 uint64_t hi_size, char *err, unsigned errlen);
+/* vtd.c: the protected memory regions of the remapping unit at `unit`, each range register
+ * read back after it is written, then enabled (PMEN.EPM) and waited for (PRS). A size of 0
+ * leaves that region empty. 0, or the ERRORCODE error number (enum txt_dmar_result:
+ * TXT_VTD_UNIT_BAD, TXT_PMR_NOT_HELD with *reg the register's index) and the reason. */
+int vtd_set_pmrs(uint32_t unit, uint64_t lo_base, uint64_t lo_size, uint64_t hi_base,
+                 uint64_t hi_size, unsigned *reg, char *err, unsigned errlen);
 
 #endif /* __ASSEMBLER__ */
 #endif

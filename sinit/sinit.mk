@@ -24,10 +24,12 @@ SINIT_TEST_SRC   := sinit/test/echo.S
 # writable data but what the relocations patch.
 SINIT_SRCS := $(sort $(wildcard sinit/*.c)) \
               src/txt/acm.c src/txt/heap.c src/txt/drtm.c src/txt/lcp.c src/txt/mle_walk.c \
-              src/txt/mtrr.c src/txt/sinit_mle.c src/txt/smram.c src/acpi/acpi.c src/acpi/tables.c \
+              src/txt/mtrr.c src/txt/sinit_mle.c src/txt/smram.c src/txt/vtd_units.c \
+              src/acpi/acpi.c src/acpi/tables.c \
               src/crypto/hash.c src/crypto/sha1.c src/crypto/sha256.c src/crypto/sha512.c \
               src/crypto/sha2_k.c src/tpm/tpm2.c src/tpm/marshal.c src/tpm/eventlog.c \
-              src/drivers/tis.c src/drivers/timer.c src/drivers/uart.c src/drivers/pci.c src/pci/walk.c src/log/printk.c \
+              src/drivers/tis.c src/drivers/timer.c src/drivers/uart.c src/drivers/pci.c \
+              src/pci/walk.c src/log/printk.c \
               src/log/memlog.c src/lib/string.c src/lib/format.c src/lib/libgcc.c \
               src/arch/x86/phys.c
 SINIT_ASM_SRCS := sinit/entry.S

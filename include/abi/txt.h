@@ -148,6 +148,25 @@ _Static_assert(TXT_ACM_ERROR(TXT_ACM_ERR_TYPE_SINIT, SINIT_PROGRESS_LCP, 1,
                              TXT_ACM_ERR_LCP_SUB(2, 0)) == 0xC0020501u,
                "docs 3.4's example: MLE not allowed by the PO policy");
 
+/* progress 0x06 (VT-d/PMR): the error numbers and sub-errors [choice, docs 3.4 step 9] */
+#define SINIT_PMR_ERR_DMAR 1u            /* the DMAR's copy: header, length, checksum, a
+                                          * structure */
+#define SINIT_PMR_ERR_UNIT 2u            /* a unit: no PLMR/PHMR, or PRS never set; sub: unit */
+#define SINIT_PMR_ERR_DMAR_SIZE 3u       /* the DMAR is larger than the SINIT's copy (4 KiB) */
+#define SINIT_PMR_ERR_NO_DMAR 4u         /* no DMAR table */
+#define SINIT_PMR_ERR_DRHDS 5u           /* the DMAR's DRHDs are not the chipset's units */
+#define SINIT_PMR_DRHD_MISSING 1u        /*   sub: a unit no DRHD names */
+#define SINIT_PMR_DRHD_UNKNOWN 2u        /*   sub: a DRHD naming no unit of the chipset */
+#define SINIT_PMR_DRHD_TWICE 3u          /*   sub: a unit named twice */
+#define SINIT_PMR_DRHD_DIFFERS 4u        /*   sub: a unit's segment or flags not the chipset's */
+#define SINIT_PMR_ERR_READBACK 6u        /* a PMR register did not hold its write; sub: unit *
+                                          * 4 + register (PLMBASE, PLMLIMIT, PHMBASE, PHMLIMIT) */
+#define SINIT_PMR_ERR_CHIPSET 7u         /* no VT-d units known for the DIDVID */
+
+_Static_assert(TXT_ACM_ERROR(TXT_ACM_ERR_TYPE_SINIT, SINIT_PROGRESS_PMR, SINIT_PMR_ERR_DRHDS,
+                             SINIT_PMR_DRHD_UNKNOWN) == 0xC0021461u,
+               "docs 3.4 step 9: a DRHD at a window that is no unit of the chipset");
+
 /* ---- MLE/SINIT capabilities (tboot include/mle.h txt_caps_t; also abi/mle.h) ---- */
 
 #define TXT_CAP_RLP_WAKE_GETSEC (1u << 0)

@@ -11,8 +11,9 @@
 #define TABLE_MAX (1u << 20)          /* no QEMU/PC table is bigger */
 #define FOUR_GIB 0x100000000ull
 
-static uint8_t checksum(const uint8_t *p, uint32_t len)
+uint8_t acpi_checksum(const void *bytes, uint32_t len)
 {
+    const uint8_t *p = bytes;
     uint8_t sum = 0;
     while (len--)
         sum = (uint8_t)(sum + *p++);
@@ -23,7 +24,7 @@ static const struct acpi_rsdp *rsdp_at(uint64_t addr)
 {
     const struct acpi_rsdp *r = phys_map(addr, ACPI_RSDP_V1_LEN);
     if (!r || memcmp(r->signature, ACPI_RSDP_SIGNATURE, 8) ||
-        checksum((const uint8_t *)r, ACPI_RSDP_V1_LEN))
+        acpi_checksum((const uint8_t *)r, ACPI_RSDP_V1_LEN))
         return 0;
     return r;
 }
@@ -58,7 +59,7 @@ static const struct acpi_sdt_header *table_at(uint64_t addr, const char *sig)
         h->length > TABLE_MAX)
         return 0;
     h = phys_map(addr, h->length);
-    if (!h || checksum((const uint8_t *)h, h->length))
+    if (!h || acpi_checksum((const uint8_t *)h, h->length))
         return 0;
     return h;
 }
@@ -89,7 +90,7 @@ static const struct acpi_sdt_header *root_table(uint64_t rsdp_addr, unsigned *en
         /* the extended checksum covers `length` bytes: map them all before reading them */
         const uint8_t *whole = r2 && r2->length >= ACPI_RSDP_V2_LEN && r2->length <= 4096
                                    ? phys_map(rsdp_addr, r2->length) : 0;
-        const struct acpi_sdt_header *x = whole && !checksum(whole, r2->length)
+        const struct acpi_sdt_header *x = whole && !acpi_checksum(whole, r2->length)
                                               ? table_at(r2->xsdt_address, "XSDT") : 0;
         if (x) {
             *entry_size = 8;

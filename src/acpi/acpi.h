@@ -28,6 +28,9 @@ struct acpi_platform {
     uint8_t s5_typ_b;
 };
 
+/* The byte sum of `len` bytes: 0 for a table with a valid checksum. */
+uint8_t acpi_checksum(const void *bytes, uint32_t len);
+
 /* Looks for the RSDP in the EBDA and the BIOS area 0xe0000-0xfffff. 0 if absent. */
 uint64_t acpi_find_rsdp(void);
 

@@ -37,7 +37,7 @@ int acpi_madt_enabled_cpus(const uint8_t *madt, uint32_t len)
     return n;
 }
 
-int acpi_dmar_drhds(const uint8_t *dmar, uint32_t len, uint64_t *bases, unsigned max,
+int acpi_dmar_drhds(const uint8_t *dmar, uint32_t len, struct acpi_drhd *drhds, unsigned max,
                     unsigned *n, char *err, unsigned errlen)
 {
     *n = 0;
@@ -52,14 +52,14 @@ int acpi_dmar_drhds(const uint8_t *dmar, uint32_t len, uint64_t *bases, unsigned
         if (type == DMAR_DRHD) {
             if (slen < DMAR_DRHD_MIN)
                 FAIL("DMAR: DRHD at %u is %u bytes, shorter than 16", off, slen);
-            if (*n == max)
-                FAIL("DMAR: more than %u DRHDs", max);
-            bases[(*n)++] = load_le64(dmar + off + 8);
+            if (*n < max)
+                drhds[*n] = (struct acpi_drhd){ .base = load_le64(dmar + off + 8),
+                                                .segment = load_le16(dmar + off + 6),
+                                                .flags = dmar[off + 4] };
+            ++*n;
         }
         off += slen;
     }
-    if (*n == 0)
-        FAIL("DMAR: no DRHD");
     return 0;
 }
 

@@ -14,9 +14,19 @@
  * length runs past the table or is shorter than its header. */
 int acpi_madt_enabled_cpus(const uint8_t *madt, uint32_t len);
 
-/* The register base of each DRHD (type 0) of a DMAR table, in table order: 0 with *n, or -1
- * with the reason (a structure past the table's end, more than `max`, none at all). */
-int acpi_dmar_drhds(const uint8_t *dmar, uint32_t len, uint64_t *bases, unsigned max,
+/* A DMAR's remapping unit (DRHD, type 0): its register base, PCI segment and flags (bit 0
+ * INCLUDE_PCI_ALL). */
+struct acpi_drhd {
+    uint64_t base;
+    uint16_t segment;
+    uint8_t flags;
+};
+#define ACPI_DRHD_INCLUDE_PCI_ALL 0x01u
+
+/* The DRHDs of a DMAR table, in table order: *n how many there are (0 too), the first
+ * min(*n, max) written to drhds; 0, or -1 with the reason (shorter than its header, a
+ * structure shorter than 4 bytes or past the table's end, a DRHD shorter than 16). */
+int acpi_dmar_drhds(const uint8_t *dmar, uint32_t len, struct acpi_drhd *drhds, unsigned max,
                     unsigned *n, char *err, unsigned errlen);
 
 /* Segment 0's ECAM window of an MCFG table: where its first bus starts and its bytes (buses

@@ -100,7 +100,7 @@ int txt_mle_walk(uint64_t ptab, uint64_t mle_size, const struct txt_mle_limits *
                  txt_mle_page_fn fn, void *ctx, char *err, unsigned errlen)
 {
     struct walk w;
-    uint64_t first = 0, prev = 0, pages = (mle_size + PAGE - 1) / PAGE;
+    uint64_t first = 0, pages = (mle_size + PAGE - 1) / PAGE;
 
     if (start(&w, ptab, mle_size, lim, err, errlen))
         return -1;
@@ -108,20 +108,21 @@ int txt_mle_walk(uint64_t ptab, uint64_t mle_size, const struct txt_mle_limits *
         uint64_t phys;
         if (translate(&w, i * PAGE, &phys, err, errlen))
             return -1;
-        if (i > 0 && phys <= prev)
-            FAIL("MLE page %llu at 0x%llx, not above page %llu at 0x%llx",
-                 (unsigned long long)i, (unsigned long long)phys, (unsigned long long)(i - 1),
-                 (unsigned long long)prev);
         if (i == 0)
             first = phys;
-        prev = phys;
+        /* entered with paging off, the MLE runs the bytes at first + its linear address:
+         * only a contiguous MLE runs the pages that were measured */
+        if (phys != first + i * PAGE)
+            FAIL("MLE page %llu at 0x%llx, not at 0x%llx: the MLE is not physically "
+                 "contiguous", (unsigned long long)i, (unsigned long long)phys,
+                 (unsigned long long)(first + i * PAGE));
     }
-    /* pages ascend, so the MLE lies in [first, prev + PAGE): no table may be in there */
+    /* the MLE lies in [first, first + pages * PAGE): no table may be in there */
     for (unsigned t = 0; t < w.nr_tables; t++)
-        if (w.tables[t] >= first && w.tables[t] <= prev)
+        if (w.tables[t] >= first && w.tables[t] - first < pages * PAGE)
             FAIL("a page table at 0x%llx lies among the MLE's pages [0x%llx, 0x%llx)",
                  (unsigned long long)w.tables[t], (unsigned long long)first,
-                 (unsigned long long)(prev + PAGE));
+                 (unsigned long long)(first + pages * PAGE));
     for (uint64_t i = 0; i < pages; i++) {
         uint64_t phys;
         if (translate(&w, i * PAGE, &phys, err, errlen))

@@ -9,9 +9,11 @@
  * is not present, not 4 KiB aligned, at or above 4 GiB, outside the caller's allowed range
  * (the low PMR) or inside a forbidden one (heap, SINIT, DPR); a large page (PS set); a table
  * that lies inside the MLE's own pages (then the measured bytes would describe their own
- * mapping); and pages out of ascending physical order, so that no page is measured twice
- * and the measured image is laid out in memory as it is hashed [choice: stricter than tboot
- * needs, which builds exactly that].
+ * mapping); and pages that are not physically contiguous (page i at page 0 + i * 4096): the
+ * SINIT enters the MLE with paging off at its physical entry point, so the CPU runs the
+ * bytes at page 0 + the linear address, and only a contiguous MLE runs what was measured
+ * (nothing measured twice, no gap whose bytes run unmeasured) [choice: beyond the ascending
+ * order Intel's MLE Developer's Guide names; tboot builds exactly this].
  */
 #ifndef TXT_MLE_WALK_H
 #define TXT_MLE_WALK_H

@@ -783,6 +783,28 @@ static void txt_seeds(void)
     store_le32(t + 273, 0x7bf00000);
     store_le32(t + 277, 0x40000);
     out("txt_mtrr", "tboot", t, sizeof(t));
+    /* txt_dmar: QEMU q35's DMAR (one DRHD, flags 0, the IOAPIC's device scope) on the
+     * platform of QEMU's unit, as it is and with the length and checksum to be fixed */
+    uint8_t d[1 + 72] = { 1 };
+    uint8_t *q = d + 1;
+    memcpy(q, "DMAR", 4);
+    store_le32(q + 4, 72);
+    q[8] = 1;
+    q[36] = 38;
+    q[37] = 1;
+    store_le16(q + 48, 0);
+    store_le16(q + 50, 24);
+    store_le64(q + 56, 0xfed90000ull);
+    q[64] = 3;
+    q[65] = 8;
+    q[70] = 0x1f;
+    uint8_t sum = 0;
+    for (unsigned i = 0; i < 72; i++)
+        sum = (uint8_t)(sum + q[i]);
+    q[9] = (uint8_t)-sum;
+    out("txt_dmar", "q35", d, sizeof(d));
+    d[0] = 5;
+    out("txt_dmar", "q35-fixup", d, sizeof(d));
 }
 
 int main(int argc, char **argv)

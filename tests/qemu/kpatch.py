@@ -172,10 +172,11 @@ class Stopped:
         return result, run
 
 
-# ---- ACPI tables in guest memory (for the X_FACS test) --------------------------------------------
+# ---- ACPI tables in guest memory (the X_FACS test, test_txt_dmar.py) ------------------------------
 
-def find_fadt(dbg):
-    """(address, bytes) of the FADT, found from the RSDP in the BIOS area."""
+def find_table(dbg, sig):
+    """(address, bytes) of the ACPI table with signature sig (bytes), found from the RSDP in the
+    BIOS area through the XSDT or RSDT."""
     area = dbg.read_phys(0xE0000, 0x20000)
     off = next(i for i in range(0, len(area), 16) if area[i:i + 8] == b"RSD PTR "
                and sum(area[i:i + 20]) & 0xFF == 0)
@@ -188,10 +189,10 @@ def find_fadt(dbg):
     table = dbg.read_phys(root, length)
     for i in range(36, length, width):
         addr = int.from_bytes(table[i:i + width], "little")
-        if dbg.read_phys(addr, 4) == b"FACP":
+        if dbg.read_phys(addr, 4) == sig:
             n = struct.unpack("<I", dbg.read_phys(addr + 4, 4))[0]
             return addr, dbg.read_phys(addr, n)
-    raise AssertionError("no FADT")
+    raise AssertionError(f"no {sig.decode()} table")
 
 
 def checksummed(table):
@@ -204,7 +205,7 @@ def checksummed(table):
 def move_facs_to_x_facs(dbg):
     """FADT.FIRMWARE_CTRL (32-bit FACS address, offset 36) to 0, X_FIRMWARE_CTRL (offset 132)
     to the FACS address, checksum fixed. Returns the FACS address."""
-    addr, fadt = find_fadt(dbg)
+    addr, fadt = find_table(dbg, b"FACP")
     assert len(fadt) >= 140, len(fadt)
     facs = struct.unpack_from("<I", fadt, 36)[0]
     assert facs, "the FADT has no 32-bit FACS address"

@@ -33,7 +33,7 @@ import struct
 import kpatch
 import vtb
 from test_txt_launch import MEMORY_MB
-from test_txt_launch import tboot_platform_failures
+from test_txt_launch import TBOOT_HALTED, TBOOT_HALTS, tboot_platform_failures
 from test_txt_sinit import CMDLINE, PROJECT_KEY, SINIT, halt_policy, need, prediction
 
 ECAM = 0xB0000000                       # q35's MMCONFIG window (the MCFG table)
@@ -157,8 +157,9 @@ def wait_for_the_launch(running):
 
 def finished(running, kernel):
     """The finished run, with what prediction() needs to know of it; tboot must have found the
-    platform as a TXT platform must be (test_txt_launch.TBOOT_PLATFORM_FAILURES)."""
-    run = running.finish()
+    platform as a TXT platform must be (test_txt_launch.TBOOT_PLATFORM_FAILURES). A boot that
+    tboot ends by halting (the halt policy) ends there, with status TBOOT_HALTED."""
+    run = running.finish_at(TBOOT_HALTS, TBOOT_HALTED)
     failures = tboot_platform_failures(run.serial)
     assert not failures, "tboot found the platform wanting:\n" + "\n".join(failures)
     run.loader, run.cmdline, run.kernel, run.policy = "--grub", CMDLINE, kernel, halt_policy()

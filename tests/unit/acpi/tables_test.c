@@ -3,8 +3,9 @@
  * src/acpi/tables.c on hand-built table bytes (each passed as an exact-size heap copy, so
  * ASan sees any read past the table's length): acpi_madt_enabled_cpus (local APIC and
  * x2APIC entries, enabled and not, among other entry types; truncated entries and lengths 0
- * and 1 refused), acpi_dmar_drhds (DRHD register bases in table order around other structure
- * types; too many, none, a structure past the end, each with its reason) and
+ * and 1 refused), acpi_dmar_drhds (DRHD bases, segments and flags in table order around
+ * other structure types; all counted, at most `max` written; a structure past the end, each
+ * with its reason) and
  * acpi_mcfg_segment0 (QEMU q35's window, a start bus above 0, other segments).
  */
 #include "test_common.h"
@@ -230,7 +231,7 @@ static void drhd(struct tbl *t, uint16_t len, uint8_t flags, uint64_t base)
 }
 
 static unsigned n;
-static uint64_t bases[8];
+static struct acpi_drhd got[8];
 
 static int drhds(const struct tbl *t, uint32_t len, unsigned max)
 {
@@ -238,21 +239,34 @@ static int drhds(const struct tbl *t, uint32_t len, unsigned max)
     uint8_t *c = malloc(len ? len : 1);
     memcpy(c, t->b, len);
     /* an exact-size output array too, so a write past `max` is an ASan error */
-    uint64_t *out = malloc((max ? max : 1) * sizeof(uint64_t));
+    struct acpi_drhd *out = malloc((max ? max : 1) * sizeof(*out));
     memset(err, 0, sizeof(err));
     n = 0xeeee;
     int rc = acpi_dmar_drhds(c, len, out, max, &n, err, sizeof(err));
-    for (unsigned i = 0; i < 8; i++)
-        bases[i] = 0xeeeeeeeeeeeeeeeeull;
+    memset(got, 0xee, sizeof(got));
     for (unsigned i = 0; i < max && i < n; i++)
-        bases[i] = out[i];
+        got[i] = out[i];
     free(out);
     free(c);
     return rc;
 }
 
+/* a valid table of `want` DRHDs, read with room for `max` */
+static void found(const struct tbl *t, uint32_t len, unsigned max, unsigned want)
+{
+    assert_int_equal(drhds(t, len, max), 0);
+    assert_int_equal(n, want);
+}
+
+static void drhd_is(unsigned i, uint64_t base, uint16_t segment, uint8_t flags)
+{
+    assert_int_equal(got[i].base, base);
+    assert_int_equal(got[i].segment, segment);
+    assert_int_equal(got[i].flags, flags);
+}
+
 /* QEMU's DMAR for intel-iommu has one DRHD (INCLUDE_PCI_ALL); a server's has several, with
- * RMRRs, ATSRs and RHSAs among them: only the DRHDs' bases, in table order. */
+ * RMRRs, ATSRs and RHSAs among them: the DRHDs' bases, segments and flags, in table order. */
 static void dmar_bases(void **state)
 {
     (void)state;
@@ -262,7 +276,7 @@ static void dmar_bases(void **state)
     assert_int_equal(drhds(&t, t.len, 8), 0);
     assert_string_equal(err, "");
     assert_int_equal(n, 1);
-    assert_int_equal(bases[0], 0xfed90000ull);
+    drhd_is(0, 0xfed90000ull, 0, 1);
 
     dmar_init(&t);
     drhd(&t, 24, 0, 0xfed90000ull);              /* one device scope of 8 bytes */
@@ -270,15 +284,14 @@ static void dmar_bases(void **state)
     store_le64(rmrr + 8, 0x7b800000ull);
     store_le64(rmrr + 16, 0x7b9fffffull);
     drhd(&t, 16, 1, 0x1fed91000ull);             /* above 4 GiB: all 64 bits */
-    assert_int_equal(drhds(&t, t.len, 8), 0);
-    assert_int_equal(n, 2);
-    assert_int_equal(bases[0], 0xfed90000ull);
-    assert_int_equal(bases[1], 0x1fed91000ull);
-    assert_int_equal(bases[2], 0xeeeeeeeeeeeeeeeeull);
+    store_le16(t.b + t.len - 16 + 6, 0x0102);    /* its segment */
+    found(&t, t.len, 8, 2);
+    drhd_is(0, 0xfed90000ull, 0, 0);
+    drhd_is(1, 0x1fed91000ull, 0x0102, 1);
+    assert_int_equal(got[2].base, 0xeeeeeeeeeeeeeeeeull);
     /* exactly as many as there is room for */
-    assert_int_equal(drhds(&t, t.len, 2), 0);
-    assert_int_equal(n, 2);
-    assert_int_equal(bases[1], 0x1fed91000ull);
+    found(&t, t.len, 2, 2);
+    drhd_is(1, 0x1fed91000ull, 0x0102, 1);
 
     /* other types, of odd lengths down to 4, are skipped; a DRHD after them still found */
     dmar_init(&t);
@@ -288,46 +301,53 @@ static void dmar_bases(void **state)
     dmar_struct(&t, 0x7fff, 4);                  /* unknown, header only */
     drhd(&t, 16, 0, 0xfeda0000ull);
     dmar_struct(&t, 5, 5);                       /* SATC */
-    assert_int_equal(drhds(&t, t.len, 1), 0);
-    assert_int_equal(n, 1);
-    assert_int_equal(bases[0], 0xfeda0000ull);
+    found(&t, t.len, 1, 1);
+    drhd_is(0, 0xfeda0000ull, 0, 0);
+}
+
+/* three DRHDs around an RMRR: 48 + 16 + 16 + 32 + 16 = 128 bytes */
+static void three_drhds(struct tbl *t)
+{
+    dmar_init(t);
+    drhd(t, 16, 0, 0xfed90000ull);
+    drhd(t, 16, 0, 0xfed91000ull);
+    dmar_struct(t, 1, 32);
+    drhd(t, 16, 1, 0xfed92000ull);
+}
+
+/* No DRHD is no error here (the caller compares the set with the platform's units); more
+ * DRHDs than room: all counted, the first `max` written */
+static void dmar_counts(void **state)
+{
+    (void)state;
+    struct tbl t;
+    dmar_init(&t);
+    dmar_struct(&t, 1, 32);
+    found(&t, t.len, 8, 0);
+    found(&t, DMAR_HDR, 8, 0);
+
+    three_drhds(&t);
+    found(&t, t.len, 2, 3);
+    drhd_is(0, 0xfed90000ull, 0, 0);
+    drhd_is(1, 0xfed91000ull, 0, 0);
+    assert_int_equal(got[2].base, 0xeeeeeeeeeeeeeeeeull);
+    found(&t, t.len, 0, 3);
+    found(&t, t.len, 3, 3);
+    drhd_is(2, 0xfed92000ull, 0, 1);
 }
 
 static void dmar_refused(void **state)
 {
     (void)state;
     struct tbl t;
-    /* no DRHD: only an RMRR, or no structures at all */
     dmar_init(&t);
-    dmar_struct(&t, 1, 32);
-    assert_int_equal(drhds(&t, t.len, 8), -1);
-    assert_string_equal(err, "DMAR: no DRHD");
-    assert_int_equal(n, 0);
-    assert_int_equal(drhds(&t, DMAR_HDR, 8), -1);
-    assert_string_equal(err, "DMAR: no DRHD");
     assert_int_equal(drhds(&t, 47, 8), -1);
     assert_string_equal(err, "DMAR: 47 bytes, shorter than its header");
     assert_int_equal(n, 0);
     assert_int_equal(drhds(&t, 0, 8), -1);
     assert_string_equal(err, "DMAR: 0 bytes, shorter than its header");
 
-    /* three DRHDs, room for two: the first two are written, no more */
-    dmar_init(&t);
-    drhd(&t, 16, 0, 0xfed90000ull);
-    drhd(&t, 16, 0, 0xfed91000ull);
-    dmar_struct(&t, 1, 32);
-    drhd(&t, 16, 1, 0xfed92000ull);
-    assert_int_equal(drhds(&t, t.len, 2), -1);
-    assert_string_equal(err, "DMAR: more than 2 DRHDs");
-    assert_int_equal(n, 2);
-    assert_int_equal(bases[0], 0xfed90000ull);
-    assert_int_equal(bases[1], 0xfed91000ull);
-    assert_int_equal(drhds(&t, t.len, 0), -1);
-    assert_string_equal(err, "DMAR: more than 0 DRHDs");
-    assert_int_equal(drhds(&t, t.len, 3), 0);
-    assert_int_equal(n, 3);
-    assert_int_equal(bases[2], 0xfed92000ull);
-
+    three_drhds(&t);
     /* a structure that runs past the table: the last one by a byte, or the table cut short */
     uint32_t full = t.len;                       /* 48 + 16 + 16 + 32 + 16 = 128 */
     assert_int_equal(drhds(&t, full - 1, 8), -1);
@@ -370,7 +390,7 @@ static void dmar_refused(void **state)
     char small[8];
     memset(small, 'x', sizeof(small));
     unsigned nn;
-    uint64_t b[1];
+    struct acpi_drhd b[1];
     assert_int_equal(acpi_dmar_drhds(t.b, t.len, b, 1, &nn, small, sizeof(small)), -1);
     assert_string_equal(small, "DMAR: D");
 }
@@ -474,6 +494,7 @@ int main(void)
         cmocka_unit_test(madt_flags_and_x2apic),
         cmocka_unit_test(madt_malformed),
         cmocka_unit_test(dmar_bases),
+        cmocka_unit_test(dmar_counts),
         cmocka_unit_test(dmar_refused),
         cmocka_unit_test(mcfg),
         cmocka_unit_test(mcfg_no_segment0),

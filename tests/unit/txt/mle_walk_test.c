@@ -193,10 +193,12 @@ static void refused(void **state)
     expect_refused(PDPT, MLE_SIZE + 4096, "PT entry 73 for linear 0x49000: not present");
     /* the same page twice; pages swapped; a page above 4 GiB, in a TXT region */
     pte(PT, 6, (MLE + 5 * 4096) | 1);
-    expect_refused(PDPT, MLE_SIZE, "MLE page 6 at 0x809000, not above page 5 at 0x809000");
+    expect_refused(PDPT, MLE_SIZE, "MLE page 6 at 0x809000, not at 0x80a000: the MLE is not "
+                   "physically contiguous");
     pte(PT, 6, (MLE + 7 * 4096) | 1);
     pte(PT, 7, (MLE + 6 * 4096) | 1);
-    expect_refused(PDPT, MLE_SIZE, "MLE page 7 at 0x80a000, not above page 6 at 0x80b000");
+    expect_refused(PDPT, MLE_SIZE, "MLE page 6 at 0x80b000, not at 0x80a000: the MLE is not "
+                   "physically contiguous");
     pte(PT, 6, (MLE + 6 * 4096) | 1);
     pte(PT, 7, 0x100000000ull | 1);
     expect_refused(PDPT, MLE_SIZE, "an MLE page at 0x100000000: not a 4 KiB page below 4 GiB");
@@ -216,6 +218,39 @@ static void refused(void **state)
     uint64_t phys;
     assert_int_equal(txt_mle_phys(PDPT, 4096, &lim, 4096, &phys, err, sizeof(err)), -1);
     assert_string_equal(err, "linear 0x1000 beyond the MLE's 0x1000 bytes");
+}
+
+/* Issue 38 item 5: pages that ascend with a gap. With paging off the MLE runs the bytes at
+ * page 0 + its linear address, so a gap means the measured copy is not what runs: one page
+ * skipped in the middle, the tail moved up by a page, the last page alone moved, and a gap
+ * between PTs (the second PT's pages not following the first's). Each refused before any
+ * page is hashed; the same table without the gap walks. */
+static void gaps_refused(void **state)
+{
+    (void)state;
+    struct hashing s;
+    /* page 9 onwards one page up: pages 0-8 and 10-73 of the window, ascending */
+    for (unsigned i = 9; i < MLE_SIZE / 4096; i++)
+        pte(PT, i, (MLE + 4096ull * (i + 1)) | 1);
+    expect_refused(PDPT, MLE_SIZE, "MLE page 9 at 0x80e000, not at 0x80d000: the MLE is not "
+                   "physically contiguous");
+    /* only the last page, a page further up */
+    for (unsigned i = 9; i < MLE_SIZE / 4096; i++)
+        pte(PT, i, (MLE + 4096ull * i) | 1);
+    assert_int_equal(walk(PDPT, MLE_SIZE, &s), 0);          /* contiguous again: walks */
+    pte(PT, MLE_SIZE / 4096 - 1, (MLE + MLE_SIZE) | 1);
+    expect_refused(PDPT, MLE_SIZE, "MLE page 72 at 0x84d000, not at 0x84c000: the MLE is not "
+                   "physically contiguous");
+    pte(PT, MLE_SIZE / 4096 - 1, (MLE + MLE_SIZE - 4096) | 1);
+    /* across two page tables: linear 2 MiB on from a second PT whose first page jumps 4 MiB */
+    uint32_t pt2 = PT + 0x4c000 - 0x3000;    /* the window's last page (0x84c000) */
+    memset(mem + pt2 - BASE, 0, 4096);
+    pte(PD, 1, pt2 | 1);
+    for (unsigned i = 0; i < 512; i++)
+        pte(PT, i, (0x1000000ull + 4096ull * i) | 1);
+    pte(pt2, 0, (0x1000000ull + 0x200000 + 0x400000) | 1);
+    expect_refused(PDPT, 0x201000, "MLE page 512 at 0x1600000, not at 0x1200000: the MLE is "
+                   "not physically contiguous");
 }
 
 /* ---- the MLE header ---- */
@@ -364,6 +399,7 @@ int main(void)
         cmocka_unit_test_setup(tboot_as_lcp2_mlehash_hashes_it, setup),
         cmocka_unit_test_setup(partial_last_page_and_stop, setup),
         cmocka_unit_test_setup(refused, setup),
+        cmocka_unit_test_setup(gaps_refused, setup),
         cmocka_unit_test_setup(header_tboot, setup),
         cmocka_unit_test(header_accepted),
         cmocka_unit_test(header_refused),
