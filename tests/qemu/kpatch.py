@@ -74,6 +74,13 @@ class Debugger(Gdb):
     def clear_break(self, addr):
         self._command(b"z0,%x,1" % addr)
 
+    def run_to(self, addr, timeout):
+        """Lets the VM run until the CPU reaches addr, and leaves it stopped there."""
+        self.break_at(addr)
+        self.resume_until_break(timeout)
+        assert self.regs()["rip"] == addr, f"stopped at {self.regs()['rip']:#x}, not {addr:#x}"
+        self.clear_break(addr)
+
     def resume_until_break(self, timeout):
         """Lets the VM run until a breakpoint hits (stop reply T05). Other stop replies, e.g.
         T02 when the launcher pauses the VM for the virtual SENTER, are skipped: whoever paused

@@ -138,10 +138,7 @@ def pmr_boot(lo_size):
     senter = tboots_senter()
     dbg = kpatch.Debugger(running.gdb_path, timeout=30)
     try:
-        dbg.break_at(senter)
-        dbg.resume_until_break(240)
-        assert dbg.regs()["rip"] == senter
-        dbg.clear_break(senter)
+        dbg.run_to(senter, 240)
         bios, os_mle = (struct.unpack("<Q", dbg.read_phys(at, 8))[0]
                         for at in (HEAP_BASE, HEAP_BASE + struct.unpack(
                             "<Q", dbg.read_phys(HEAP_BASE, 8))[0]))

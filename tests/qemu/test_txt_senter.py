@@ -57,6 +57,14 @@ def run_senter(case, module=ECHO, smp=1, cpu="max", tpm=True, reboot=False, key=
                                        extra=extra + tis)[0]
 
 
+def assert_txt_parse_err(code, decoded):
+    """Debian's txt-parse_err reads the ERRORCODE as our SINIT's (progress, error)."""
+    p = subprocess.run(["txt-parse_err", f"{code:#x}"], check=True, capture_output=True,
+                       text=True)
+    assert [l.strip() for l in p.stdout.splitlines() if l.strip()] == [
+        f"ERRORCODE: {code:#x}", decoded], p.stdout
+
+
 def gp_line(what="SENTER"):
     return f"{what}: #GP(0) at {symbol('acmode_getsec_insn'):#x}"
 
@@ -179,11 +187,7 @@ def test_our_sinit_refuses_a_heap_with_a_wrong_size_field():
         f"ESTS = {ESTS_TXT_RESET:#x}",
         f"PCR 17 = {PCR17_RESET}",
         "done"]
-    p = subprocess.run(["txt-parse_err", f"{code:#x}"], check=True, capture_output=True,
-                       text=True)
-    assert [l.strip() for l in p.stdout.splitlines() if l.strip()] == [
-        f"ERRORCODE: {code:#x}", "AC module error : acm_type=0x1, progress=0x03, error=0x1"], \
-        p.stdout
+    assert_txt_parse_err(code, "AC module error : acm_type=0x1, progress=0x03, error=0x1")
 
 
 def test_senter_leaves_nmi_blocked_until_the_first_iret():
@@ -244,8 +248,4 @@ def test_our_sinit_run_by_enteraccs_does_nothing_for_its_caller():
         f"ERRORCODE = {code:#x}",
         f"ESTS = {ESTS_TXT_RESET:#x}",
         "done"]
-    p = subprocess.run(["txt-parse_err", f"{code:#x}"], check=True, capture_output=True,
-                       text=True)
-    assert [l.strip() for l in p.stdout.splitlines() if l.strip()] == [
-        f"ERRORCODE: {code:#x}", "AC module error : acm_type=0x1, progress=0x01, error=0x5"], \
-        p.stdout
+    assert_txt_parse_err(code, "AC module error : acm_type=0x1, progress=0x01, error=0x5")

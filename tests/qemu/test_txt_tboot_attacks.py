@@ -305,10 +305,7 @@ def kernel_dma_boot(pmr_off):
     measured = image[at:at + len(PATTERN)]
     dbg = kpatch.Debugger(running.gdb_path, timeout=30)
     try:
-        dbg.break_at(entry)
-        dbg.resume_until_break(240)
-        assert dbg.regs()["rip"] == entry
-        dbg.clear_break(entry)
+        dbg.run_to(entry, 240)
         assert LAUNCHED in running.serial().splitlines(), "Linux's entry came before the launch"
         pmen = struct.unpack("<I", dbg.read_phys(VTD_PMEN, 4))[0]
         if pmr_off:

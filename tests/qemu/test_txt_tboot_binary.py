@@ -59,10 +59,7 @@ def attacked_boot(writes):
     begin = tboot_symbol("begin_launch")
     dbg = kpatch.Debugger(running.gdb_path, timeout=30)
     try:
-        dbg.break_at(begin)
-        dbg.resume_until_break(240)
-        assert dbg.regs()["rip"] == begin
-        dbg.clear_break(begin)
+        dbg.run_to(begin, 240)
         for at, data in writes:
             dbg.write_phys(at, data)
     finally:
