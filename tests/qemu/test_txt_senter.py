@@ -249,3 +249,25 @@ def test_our_sinit_run_by_enteraccs_does_nothing_for_its_caller():
         f"ESTS = {ESTS_TXT_RESET:#x}",
         "done"]
     assert_txt_parse_err(code, "AC module error : acm_type=0x1, progress=0x01, error=0x5")
+
+
+def test_our_sinit_runs_only_at_sinit_base():
+    """ENTERACCS runs a module at any 4 KiB-aligned ACBASE; our SINIT, run 64 KiB above
+    SINIT.BASE, refuses before it touches the TPM or its caller's data: ERRORCODE 0xC0001011
+    (entry, error 4). The same module at SINIT.BASE gets as far as PCR 17
+    (test_our_sinit_run_by_enteraccs_does_nothing_for_its_caller: 0xC0001411)."""
+    sinit = os.path.join(OUT, "sinit.bin")
+    assert os.path.exists(sinit), "make out/sinit.bin"
+    code = 0xC0001011
+    with getsec_guest.swtpm_tis() as tis:
+        lines = getsec_guest.run_getsec(
+            txt_qemu(), "bad-acm-elsewhere", machine="q35,txt=on", mem=MEM, reboot=True,
+            modules=[sinit],
+            extra=["-global", f"intel-txt.sinit-key-hash={key_hash(PROJECT_KEY)}", *tis])[0]
+    assert lines == [
+        "start", "boot 1",
+        "start", "boot 2",
+        f"ERRORCODE = {code:#x}",
+        f"ESTS = {ESTS_TXT_RESET:#x}",
+        "done"]
+    assert_txt_parse_err(code, "AC module error : acm_type=0x1, progress=0x01, error=0x4")

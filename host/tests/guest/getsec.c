@@ -369,6 +369,7 @@ static const struct {
     { "size-too-big", acmode_case_size_too_big },
     { "ap-running", acmode_case_ap_running },
     { "bad-acm", acmode_case_bad_acm },
+    { "bad-acm-elsewhere", acmode_case_bad_acm_elsewhere },
     { "senter", acmode_case_senter },
     { "senter-edx1", acmode_case_senter_edx1 },
     { "senter-unlocked", acmode_case_senter_unlocked },

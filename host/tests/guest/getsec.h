@@ -89,6 +89,7 @@ void acmode_case_size_not_64(void);
 void acmode_case_size_too_big(void);
 void acmode_case_ap_running(void);
 void acmode_case_bad_acm(void);
+void acmode_case_bad_acm_elsewhere(void);
 void acmode_case_senter(void);
 void acmode_case_senter_edx1(void);
 void acmode_case_senter_unlocked(void);

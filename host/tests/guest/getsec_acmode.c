@@ -24,6 +24,7 @@
  *   case=ap-running      (-smp 2) the AP started by INIT-SIPI into a loop that enables its
  *                        caches and counts; ENTERACCS with the AP in wait-for-SIPI after
  *                        another INIT, then with the AP counting again after a SIPI
+ *   case=bad-acm-elsewhere  bad-acm with the module at SINIT.BASE + 64 KiB
  *   case=bad-acm         boot 1: ENTERACCS, which must end in a TXT reset; boot 2 (ESTS.TXT_RESET
  *                        set): public ERRORCODE and ESTS (needs QEMU without -no-reboot)
  * GETSEC[SENTER] (qemu/patches 0006; tests/qemu/test_txt_senter.py, tpm-tis on swtpm), the echo
@@ -70,6 +71,7 @@
 #define CR4_SMXE (1u << 14)
 
 #define ACM_MAX_SIZE 0x40000u               /* ENTERACCS's limit: 256 KiB */
+#define ACM_ELSEWHERE 0x10000u              /* bad-acm-elsewhere's offset from SINIT.BASE */
 
 #define MSR_IA32_MISC_ENABLE 0x1a0u
 /* bits 0, 2, 4, 8, 9, 15, 18, 19 (ENTERACCS clears them), 7 and 16 (it keeps them) */
@@ -569,6 +571,17 @@ static void bad_acm(uint32_t leaf)
 void acmode_case_bad_acm(void)
 {
     bad_acm(GETSEC_ENTERACCS);
+}
+
+/* case=bad-acm-elsewhere: bad-acm with the module at SINIT.BASE + 64 KiB (4 KiB aligned, inside
+ * the SINIT region), where ENTERACCS runs it as well */
+void acmode_case_bad_acm_elsewhere(void)
+{
+    if (after_txt_reset(0))
+        return;
+    uint32_t size = acm_setup(ACM_ELSEWHERE);
+    if (size)
+        report("ENTERACCS", enteraccs(sinit_base() + ACM_ELSEWHERE, size));
 }
 
 /* ---- GETSEC[SENTER] (qemu/patches 0006, docs/txt-platform.md "0006") ---- */
