@@ -660,7 +660,7 @@ static void vs_launch(void)
         launch_init_retries--;
         print("TESTK: vsenter retry after INIT: %s\n", reply);
         ipi(0x000c4500);
-        delay(100000);
+        wait_rtc_seconds(2);
     }
     print("TESTK: vsenter launch: %s\n", reply);
     print("TESTK: CONFIG_ADDRESS after the answer: %x\n", inl(0xcf8));
@@ -874,8 +874,18 @@ static void ap_start(const uint8_t *code, uint32_t n)
     memcpy((void *)AP_CODE, code, n);
     mw8(AP_FLAG, 0);
     ap_init_sipi_sipi();
-    for (unsigned i = 0; i < 50000000u && !mr8(AP_FLAG); i++)
-        ;
+    /* up to 10 s of the RTC, not a count of loops: QEMU runs the vCPUs in turn on one thread
+     * (vtboot-qemu's thread=single), switching at its 100 ms kicks, so the AP gets its turn only
+     * after time passes; on an idle host 5 * 10^7 loops ran out first, the launch was asked
+     * for with the AP still waiting for its SIPI, and granted */
+    uint8_t last = rtc_seconds();
+    for (unsigned s = 0; s < 10 && !mr8(AP_FLAG);) {
+        uint8_t now = rtc_seconds();
+        if (now != last) {
+            last = now;
+            s++;
+        }
+    }
     print("TESTK: ap started: flag=%2x\n", mr8(AP_FLAG));
 }
 
@@ -898,7 +908,7 @@ static void vs_smp(void)
      * and the INIT then reaches a running CPU */
     ap_start(spin, sizeof(spin));
     ipi(0x000c4500);                    /* INIT: the AP waits for a SIPI */
-    delay(1000);
+    wait_rtc_seconds(2);                /* the AP's turn comes (ap_start says why by time) */
     print("TESTK: ap in wait-for-SIPI\n");
     launch_init_retries = 5;
 }
