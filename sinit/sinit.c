@@ -237,9 +237,10 @@ void sinit_main(uint32_t acbase, uint32_t senter_edx)
     pr_info("entered at 0x%x, SENTER EDX 0x%x\n", acbase, senter_edx);
     /* the SINIT runs only where the chipset says it lives (GETSEC[ENTERACCS] takes any
      * ACBASE) */
-    if (acbase != txt_priv_read(TXTCR_SINIT_BASE))
+    uint64_t sinit_base = txt_priv_read(TXTCR_SINIT_BASE);
+    if (acbase != sinit_base)
         fail(SINIT_PROGRESS_ENTRY, 4, 0, "entered at 0x%x, not at TXT.SINIT.BASE 0x%llx", acbase,
-             (unsigned long long)txt_priv_read(TXTCR_SINIT_BASE));
+             (unsigned long long)sinit_base);
 
     /* the TPM at locality 3, which SENTER opened to AC mode */
     if (!tis_probe(&tis, 3, err, sizeof(err)) || !tis_request_locality(&tis, 3, err, sizeof(err)))
@@ -320,7 +321,7 @@ void sinit_main(uint32_t acbase, uint32_t senter_edx)
         .allowed_base = os->vtd_pmr_lo_base, .allowed_size = os->vtd_pmr_lo_size,
         .nr_forbidden = 3,
         .forbidden = { { heap_base, heap_size },
-                       { txt_priv_read(TXTCR_SINIT_BASE), txt_priv_read(TXTCR_SINIT_SIZE) },
+                       { sinit_base, txt_priv_read(TXTCR_SINIT_SIZE) },
                        { TXT_DPR_TOP(dpr) - ((uint64_t)TXT_DPR_SIZE_MB(dpr) << 20),
                          (uint64_t)TXT_DPR_SIZE_MB(dpr) << 20 } },
     };
