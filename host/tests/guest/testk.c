@@ -77,11 +77,12 @@ static uint8_t rtc_seconds(void)
     return inb(0x71);
 }
 
-static void wait_rtc_seconds(unsigned n)
+/* ... or until *flag (if not NULL) is nonzero */
+static void wait_rtc_seconds_for(unsigned n, const volatile uint8_t *flag)
 {
     uint8_t last = rtc_seconds();
 
-    while (n) {
+    while (n && !(flag && *flag)) {
         uint8_t now = rtc_seconds();
 
         if (now != last) {
@@ -89,6 +90,11 @@ static void wait_rtc_seconds(unsigned n)
             n--;
         }
     }
+}
+
+static void wait_rtc_seconds(unsigned n)
+{
+    wait_rtc_seconds_for(n, NULL);
 }
 
 /* ---- UARTs ---- */
@@ -878,14 +884,7 @@ static void ap_start(const uint8_t *code, uint32_t n)
      * (vtboot-qemu's thread=single), switching at its 100 ms kicks, so the AP gets its turn only
      * after time passes; on an idle host 5 * 10^7 loops ran out first, the launch was asked
      * for with the AP still waiting for its SIPI, and granted */
-    uint8_t last = rtc_seconds();
-    for (unsigned s = 0; s < 10 && !mr8(AP_FLAG);) {
-        uint8_t now = rtc_seconds();
-        if (now != last) {
-            last = now;
-            s++;
-        }
-    }
+    wait_rtc_seconds_for(10, (const volatile uint8_t *)AP_FLAG);
     print("TESTK: ap started: flag=%2x\n", mr8(AP_FLAG));
 }
 
