@@ -30,10 +30,11 @@ import subprocess
 
 import kpatch
 import vtb
-from test_txt_launch import HEAP_BASE, MEMORY_MB, TBOOT_HALTED, TBOOT_HALTS, tboot_lines, \
+from test_txt_launch import HEAP_BASE, TBOOT_HALTED, TBOOT_HALTS, tboot_lines, \
     tboot_platform_failures
-from test_txt_sinit import CMDLINE, PROJECT_KEY, SINIT, halt_policy, need, prediction
-from test_txt_tboot_attacks import GRUB_BOOTS, cfg
+from test_txt_lcp import sinit_lines
+from test_txt_sinit import prediction, txt_launch
+from test_txt_tboot_attacks import GRUB_BOOTS, cfg, finished
 
 SMRAMC = cfg(0, 0x9D)                   # the MCH's SMRAM control, through q35's ECAM window
 OPEN = 0x4A                             # D_OPEN | G_SMRAME | C_BASE_SEG
@@ -46,24 +47,14 @@ def attacked_boot(write, *more):
     entry the attacker writes `write` into SMRAMC. Returns SMRAMC before and after the write,
     and the finished run (ended when tboot halts)."""
     kernel = vtb.debian_generic_kernel()
-    running = vtb.Running("--txt", "--grub", "--kernel", kernel, "--memory", str(MEMORY_MB),
-                          "--cmdline", CMDLINE, "--sinit", need(SINIT, "make out/sinit.bin"),
-                          "--sinit-key", need(PROJECT_KEY, "`make` makes it"),
-                          "--policy", halt_policy(), "--reboot", *more, timeout=300)
+    running = vtb.Running(*txt_launch("--grub", kernel), "--reboot", *more, timeout=300)
     if not running.wait_serial(GRUB_BOOTS, 240):
         raise TimeoutError(running.abandon("GRUB did not start the entry"))
     with vtb.Gdb(running.gdb_path) as gdb:
         before = gdb.read_phys(SMRAMC, 1)[0]
         gdb.write_phys(SMRAMC, bytes([write]))
         after = gdb.read_phys(SMRAMC, 1)[0]
-    run = running.finish_at(TBOOT_HALTS, TBOOT_HALTED)
-    run.loader, run.cmdline, run.kernel, run.policy = "--grub", CMDLINE, kernel, halt_policy()
-    run.initrd = vtb.OUT + "/initrd.img"
-    return before, after, run
-
-
-def sinit_lines(run):
-    return [l for l in run.serial.splitlines() if l.startswith("sinit: ")]
+    return before, after, finished(running, kernel, verified=False)
 
 
 def test_the_txt_firmware_keeps_smram_locked_and_the_launch_verified():
@@ -131,10 +122,7 @@ def pmr_boot(lo_size):
     owns the pre-launch tboot) writes lo_size (None: the value tboot asked for, unchanged) into
     OsSinitData's low PMR size. Returns what tboot asked for and the finished run."""
     kernel = vtb.debian_generic_kernel()
-    running = vtb.Running("--txt", "--grub", "--kernel", kernel, "--memory", str(MEMORY_MB),
-                          "--cmdline", CMDLINE, "--sinit", need(SINIT, "make out/sinit.bin"),
-                          "--sinit-key", need(PROJECT_KEY, "`make` makes it"),
-                          "--policy", halt_policy(), timeout=300)
+    running = vtb.Running(*txt_launch("--grub", kernel), timeout=300)
     senter = tboots_senter()
     dbg = kpatch.Debugger(running.gdb_path, timeout=30)
     try:
@@ -147,10 +135,7 @@ def pmr_boot(lo_size):
         dbg.write_phys(field, struct.pack("<Q", asked if lo_size is None else lo_size))
     finally:
         dbg.close(resume=True)
-    run = running.finish_at(TBOOT_HALTS, TBOOT_HALTED)
-    run.loader, run.cmdline, run.kernel, run.policy = "--grub", CMDLINE, kernel, halt_policy()
-    run.initrd = vtb.OUT + "/initrd.img"
-    return asked, run
+    return asked, finished(running, kernel, verified=False)
 
 
 def test_tboot_halts_on_a_pmr_the_loader_shrank():

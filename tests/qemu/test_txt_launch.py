@@ -61,6 +61,11 @@ def tboot_platform_failures(serial):
             any(f in l for f in TBOOT_PLATFORM_FAILURES)]
 
 
+def assert_platform_verified(serial):
+    failures = tboot_platform_failures(serial)
+    assert not failures, "tboot found the platform wanting:\n" + "\n".join(failures)
+
+
 def boot_txt(*args):
     """vtb.boot, given up early (and failed) when tboot loops on GETSEC's #UD, and ended early
     with status TBOOT_HALTED when tboot halts. A boot in which tboot found the platform wanting
@@ -86,8 +91,7 @@ def boot_txt(*args):
         err += "\n" + vtb.keep_evidence(serial, err, "tboot loops on its SMX check: GETSEC faults "
                                          "(a QEMU without patch 0003?)") + "\n"
         return vtb.parse_run(vtb.CRASHED, serial, err)
-    failures = tboot_platform_failures(serial)
-    assert not failures, "tboot found the platform wanting:\n" + "\n".join(failures)
+    assert_platform_verified(serial)
     return vtb.parse_run(TBOOT_HALTED if halted else p.returncode, serial, err)
 
 

@@ -228,27 +228,28 @@ def test_vtboot_pcr_predicts_senters_extend_in_every_bank():
                      "sha256": hashlib.sha256(event).hexdigest()}, p.stderr
 
 
+def our_sinit_refused(case, code, decoded):
+    """Our SINIT (out/sinit.bin, the project key's hash in PUBLIC.KEY, a TPM) run by getsec's
+    case=CASE must end in a TXT reset with ERRORCODE code, which txt-parse_err decodes so."""
+    sinit = os.path.join(OUT, "sinit.bin")
+    assert os.path.exists(sinit), "make out/sinit.bin"
+    assert run_senter(case, module=sinit, reboot=True, key=PROJECT_KEY) == [
+        "start", "boot 1",
+        "start", "boot 2",
+        f"ERRORCODE = {code:#x}",
+        f"ESTS = {ESTS_TXT_RESET:#x}",
+        "done"]
+    assert_txt_parse_err(code, decoded)
+
+
 def test_our_sinit_run_by_enteraccs_does_nothing_for_its_caller():
     """GETSEC[ENTERACCS] runs any ACM signed with the platform's key, our SINIT among them, in
     authenticated-code mode with TPM locality 3 open, but never resets PCR 17. Our SINIT, run
     so (at SINIT.BASE, with a TPM), finds PCR 17 not what SENTER leaves for it and fails before
     it reads anything of its caller's: ERRORCODE 0xC0001411 (entry, error 5, bank 0) and a TXT
     reset. Before, it ran its whole flow and opened locality 2 for its caller (issue 38)."""
-    sinit = os.path.join(OUT, "sinit.bin")
-    assert os.path.exists(sinit), "make out/sinit.bin"
-    code = 0xC0001411
-    with getsec_guest.swtpm_tis() as tis:
-        lines = getsec_guest.run_getsec(
-            txt_qemu(), "bad-acm", machine="q35,txt=on", mem=MEM, reboot=True,
-            modules=[sinit],
-            extra=["-global", f"intel-txt.sinit-key-hash={key_hash(PROJECT_KEY)}", *tis])[0]
-    assert lines == [
-        "start", "boot 1",
-        "start", "boot 2",
-        f"ERRORCODE = {code:#x}",
-        f"ESTS = {ESTS_TXT_RESET:#x}",
-        "done"]
-    assert_txt_parse_err(code, "AC module error : acm_type=0x1, progress=0x01, error=0x5")
+    our_sinit_refused("bad-acm", 0xC0001411,
+                      "AC module error : acm_type=0x1, progress=0x01, error=0x5")
 
 
 def test_our_sinit_runs_only_at_sinit_base():
@@ -256,18 +257,5 @@ def test_our_sinit_runs_only_at_sinit_base():
     SINIT.BASE, refuses before it touches the TPM or its caller's data: ERRORCODE 0xC0001011
     (entry, error 4). The same module at SINIT.BASE gets as far as PCR 17
     (test_our_sinit_run_by_enteraccs_does_nothing_for_its_caller: 0xC0001411)."""
-    sinit = os.path.join(OUT, "sinit.bin")
-    assert os.path.exists(sinit), "make out/sinit.bin"
-    code = 0xC0001011
-    with getsec_guest.swtpm_tis() as tis:
-        lines = getsec_guest.run_getsec(
-            txt_qemu(), "bad-acm-elsewhere", machine="q35,txt=on", mem=MEM, reboot=True,
-            modules=[sinit],
-            extra=["-global", f"intel-txt.sinit-key-hash={key_hash(PROJECT_KEY)}", *tis])[0]
-    assert lines == [
-        "start", "boot 1",
-        "start", "boot 2",
-        f"ERRORCODE = {code:#x}",
-        f"ESTS = {ESTS_TXT_RESET:#x}",
-        "done"]
-    assert_txt_parse_err(code, "AC module error : acm_type=0x1, progress=0x01, error=0x4")
+    our_sinit_refused("bad-acm-elsewhere", 0xC0001011,
+                      "AC module error : acm_type=0x1, progress=0x01, error=0x4")

@@ -62,6 +62,12 @@ def need(path, how):
     return path
 
 
+def polgen(path, *commands):
+    """Debian's tb_polgen, once per command (its arguments without the file) on path."""
+    for args in commands:
+        subprocess.run([TB_POLGEN, *args, path], check=True, capture_output=True)
+
+
 def halt_policy():
     """tb_polgen's policy of type halt allowing any kernel and modules (the entries of tboot's
     default policy): every TXT test that launches tboot runs under it, so that any tboot check
@@ -72,21 +78,24 @@ def halt_policy():
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with tempfile.TemporaryDirectory(dir=os.path.dirname(path)) as tmp:
             pol = os.path.join(tmp, "halt.pol")
-            for args in (["--create", "--type", "halt", "--alg", "sha256"],
-                         ["--add", "--num", "0", "--pcr", "none", "--hash", "any"],
-                         ["--add", "--num", "any", "--pcr", "17", "--hash", "any"]):
-                subprocess.run([TB_POLGEN, *args, pol], check=True, capture_output=True)
+            polgen(pol, ["--create", "--type", "halt", "--alg", "sha256"],
+                   ["--add", "--num", "0", "--pcr", "none", "--hash", "any"],
+                   ["--add", "--num", "any", "--pcr", "17", "--hash", "any"])
             os.replace(pol, path)
     return path
 
 
+def txt_launch(loader, kernel, cmdline=CMDLINE, acm=SINIT, key=PROJECT_KEY, policy=None):
+    """vtboot-qemu's arguments for tboot with this SINIT through the loader, on a platform that
+    holds key's hash, under the halt policy (or policy)."""
+    return ["--txt", loader, "--kernel", kernel, "--memory", str(MEMORY_MB), "--cmdline", cmdline,
+            "--sinit", need(acm, "make out/sinit.bin"), "--sinit-key", need(key, "`make` makes it"),
+            "--policy", policy or halt_policy()]
+
+
 def boot_with(acm, loader, cmdline=CMDLINE, *more, kernel=None, policy=None, key=PROJECT_KEY):
-    """tboot with this SINIT under the halt policy (or policy) through the loader, on a
-    platform that holds key's hash."""
-    run = boot_txt("--txt", loader, "--kernel", kernel or vtb.debian_generic_kernel(), "--memory",
-                   str(MEMORY_MB), "--cmdline", cmdline, "--sinit", acm,
-                   "--sinit-key", need(key, "`make` makes it"),
-                   "--policy", policy or halt_policy(), *more)
+    run = boot_txt(*txt_launch(loader, kernel or vtb.debian_generic_kernel(), cmdline, acm, key,
+                               policy), *more)
     run.policy = policy or halt_policy()
     return run
 
@@ -309,11 +318,10 @@ def test_tboots_policy_is_read_from_the_index_it_reads(allowed, tmp_path):
     kernel_str = vtb.module_strings("--txt", "--grub", "--kernel", kernel, "--cmdline",
                                     CMDLINE)[0]
     pol = str(tmp_path / "vl.pol")
-    for args in (["--create", "--type", "halt", "--alg", "sha256"],
-                 ["--add", "--num", "0", "--pcr", "none", "--hash", "image", "--cmdline",
-                  kernel_str, "--image", kernel if allowed else os.path.join(vtb.OUT, "initrd.img")],
-                 ["--add", "--num", "any", "--pcr", "17", "--hash", "any"]):
-        subprocess.run([TB_POLGEN, *args, pol], check=True, capture_output=True)
+    polgen(pol, ["--create", "--type", "halt", "--alg", "sha256"],
+           ["--add", "--num", "0", "--pcr", "none", "--hash", "image", "--cmdline", kernel_str,
+            "--image", kernel if allowed else os.path.join(vtb.OUT, "initrd.img")],
+           ["--add", "--num", "any", "--pcr", "17", "--hash", "any"])
     run = boot_with(need(SINIT, "make out/sinit.bin"), "--grub", CMDLINE, policy=pol)
     tb = tboot_lines(run)
     i = tb.index("measured launch succeeded")

@@ -21,8 +21,9 @@ import struct
 
 import kpatch
 import vtb
-from test_txt_launch import MEMORY_MB, tboot_lines, tboot_platform_failures
-from test_txt_sinit import CMDLINE, PCR_TOOL, PROJECT_KEY, SINIT, halt_policy, need, prediction
+from test_txt_launch import tboot_lines
+from test_txt_sinit import PCR_TOOL, need, prediction, txt_launch
+from test_txt_tboot_attacks import finished
 
 SYMS = "/boot/tboot-syms"               # Debian's tboot package: nm's view of tboot.gz
 STUB = 0x7000                           # low RAM the loader owns; the stub's 32-bit code
@@ -52,10 +53,7 @@ def attacked_boot(writes):
     """Debian's kernel through GRUB with our SINIT under the halt policy; at tboot's
     begin_launch the attacker makes writes ([(address, bytes)]) with the gdbstub."""
     kernel = vtb.debian_generic_kernel()
-    running = vtb.Running("--txt", "--grub", "--kernel", kernel, "--memory", str(MEMORY_MB),
-                          "--cmdline", CMDLINE, "--sinit", need(SINIT, "make out/sinit.bin"),
-                          "--sinit-key", need(PROJECT_KEY, "`make` makes it"),
-                          "--policy", halt_policy(), timeout=300)
+    running = vtb.Running(*txt_launch("--grub", kernel), timeout=300)
     begin = tboot_symbol("begin_launch")
     dbg = kpatch.Debugger(running.gdb_path, timeout=30)
     try:
@@ -64,11 +62,7 @@ def attacked_boot(writes):
             dbg.write_phys(at, data)
     finally:
         dbg.close(resume=True)
-    run = running.finish()
-    assert tboot_platform_failures(run.serial) == []
-    run.loader, run.cmdline, run.kernel, run.policy = "--grub", CMDLINE, kernel, halt_policy()
-    run.initrd = vtb.OUT + "/initrd.img"
-    return run
+    return finished(running, kernel)
 
 
 def guest_pcrs(run):
