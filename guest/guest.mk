@@ -21,7 +21,7 @@ $(GUEST_TOOL_OBJDIR)/vtboot-seal: $(GUEST_SRCS.vtboot-seal) $(wildcard src/tpm/*
 # vtboot-tpm-attack: root's attempts on the host's TPM hierarchies (vtboot's TPM code over
 # /dev/tpm0). Linked against the image's glibc (txt-stat's): 20 KB, not a static 900 KB that
 # every boot would measure.
-GUEST_LIBC_TOOLS := $(GUEST_TOOL_OBJDIR)/vtboot-tpm-attack $(GUEST_TOOL_OBJDIR)/vtboot-txt-evlog \
+GUEST_LIBC_TOOLS := $(GUEST_TOOL_OBJDIR)/vtboot-tpm-attack $(GUEST_TOOL_OBJDIR)/vtboot-tpm-flush $(GUEST_TOOL_OBJDIR)/vtboot-txt-evlog \
 	$(GUEST_TOOL_OBJDIR)/vtboot-mmio-race
 GUEST_SRCS.vtboot-tpm-attack := guest/tools/vtboot-tpm-attack.c guest/tools/tpmdev.c src/tpm/tpm2.c \
 	src/tpm/marshal.c src/lib/format.c src/lib/string.c
@@ -29,6 +29,16 @@ GUEST_SRCS.vtboot-tpm-attack := guest/tools/vtboot-tpm-attack.c guest/tools/tpmd
 $(GUEST_TOOL_OBJDIR)/vtboot-tpm-attack: $(GUEST_SRCS.vtboot-tpm-attack) $(wildcard src/tpm/*.h src/lib/*.h include/abi/*.h) guest/tools/tpmdev.h
 	@mkdir -p $(@D)
 	$(CC) -std=gnu11 -O2 -Wall -Wextra -Werror -Iinclude -Isrc -o $@ $(GUEST_SRCS.vtboot-tpm-attack)
+
+# vtboot-tpm-flush: every transient object flushed (Debian's tboot leaks its S3 blobs;
+# the tool says why); dynamic, as vtboot-tpm-attack
+GUEST_SRCS.vtboot-tpm-flush := guest/tools/vtboot-tpm-flush.c guest/tools/tpmdev.c src/tpm/tpm2.c \
+	src/tpm/tpm2_seal.c src/tpm/marshal.c src/crypto/hash.c src/crypto/sha1.c src/crypto/sha256.c \
+	src/crypto/sha512.c src/crypto/sha2_k.c src/lib/format.c src/lib/string.c
+
+$(GUEST_TOOL_OBJDIR)/vtboot-tpm-flush: $(GUEST_SRCS.vtboot-tpm-flush) $(wildcard src/tpm/*.h src/crypto/*.h src/lib/*.h include/abi/*.h) guest/tools/tpmdev.h
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 -O2 -Wall -Wextra -Werror -Iinclude -Isrc -o $@ $(GUEST_SRCS.vtboot-tpm-flush)
 
 $(GUEST_TOOL_OBJDIR)/vtboot-drain: guest/tools/vtboot-drain.c
 	@mkdir -p $(@D)

@@ -53,7 +53,9 @@
 #define TPM2_RH_ENDORSEMENT 0x4000000bu
 #define TPM2_RH_PLATFORM 0x4000000cu
 
+#define TPM2_CAP_HANDLES 0x00000001u
 #define TPM2_CAP_PCRS 0x00000005u
+#define TPM2_TRANSIENT_FIRST 0x80000000u  /* TPM_HT_TRANSIENT << 24: the first object handle */
 
 /* The hash algorithms: TPM_ALG_SHA* in abi/tpm_hash.h */
 #define TPM2_ALG_ERROR 0x0000u

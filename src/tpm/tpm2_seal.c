@@ -364,3 +364,29 @@ int tpm2_flush_context(struct tpm2 *t, uint32_t handle)
     int rc = tpm2_cmd_execute(t, &w, "TPM2_FlushContext", &r, NULL);
     return rc ? rc : tpm2_cmd_finish(t, &r, "TPM2_FlushContext");
 }
+
+int tpm2_transient_handles(struct tpm2 *t, uint32_t *handles, unsigned cap, unsigned *count)
+{
+    struct tpm_writer w;
+    struct tpm_reader r;
+    tpm2_cmd_begin(&w, TPM2_ST_NO_SESSIONS, TPM2_CC_GET_CAPABILITY);
+    tw_u32(&w, TPM2_CAP_HANDLES);
+    tw_u32(&w, TPM2_TRANSIENT_FIRST);
+    tw_u32(&w, cap);
+    int rc = tpm2_cmd_execute(t, &w, "TPM2_GetCapability(HANDLES)", &r, NULL);
+    if (rc)
+        return rc;
+    uint8_t more = tr_u8(&r);
+    if (tr_u32(&r) != TPM2_CAP_HANDLES && !r.bad)
+        FAIL("TPM2_GetCapability(HANDLES): wrong capability in response");
+    uint32_t n = tr_u32(&r);
+    if ((n > cap || more) && !r.bad)
+        FAIL("TPM2_GetCapability(HANDLES): more than %u transient objects", cap);
+    for (uint32_t i = 0; i < n && !r.bad; i++) {
+        handles[i] = tr_u32(&r);
+        if (handles[i] >> 24 != TPM2_TRANSIENT_FIRST >> 24 && !r.bad)
+            FAIL("TPM2_GetCapability(HANDLES): handle 0x%x is no transient object", handles[i]);
+    }
+    *count = r.bad ? 0 : n;
+    return tpm2_cmd_finish(t, &r, "TPM2_GetCapability(HANDLES)");
+}

@@ -127,5 +127,9 @@ int tpm2_policy_pcr(struct tpm2 *t, uint32_t session, uint16_t bank, const unsig
 int tpm2_unseal(struct tpm2 *t, uint32_t item, uint32_t session, uint8_t *out, uint16_t cap,
                 uint16_t *len);
 int tpm2_flush_context(struct tpm2 *t, uint32_t handle);
+/* The loaded transient objects' handles (TPM2_GetCapability(TPM_CAP_HANDLES) from
+ * TPM2_TRANSIENT_FIRST), at most cap of them into handles[], their number in *count; -1 if
+ * the TPM lists more than cap, or a handle that is not a transient object's. */
+int tpm2_transient_handles(struct tpm2 *t, uint32_t *handles, unsigned cap, unsigned *count);
 
 #endif

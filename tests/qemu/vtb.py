@@ -738,7 +738,9 @@ def bzimage_protected_mode(data):
 
 def kernel_text_head(bzimage, n=64):
     """The setup header's pref_address and the first n bytes the kernel runs from (its first
-    loadable segment: startup_64), from the bzImage's gzip payload (CONFIG_KERNEL_GZIP)."""
+    loadable segment: startup_64), from the bzImage's payload: gzip (the project's kernel,
+    CONFIG_KERNEL_GZIP) or xz (Debian's)."""
+    import lzma
     import zlib
     from io import BytesIO
     from elftools.elf.elffile import ELFFile
@@ -746,20 +748,26 @@ def kernel_text_head(bzimage, n=64):
         data = f.read()
     pm = bzimage_protected_mode(data)
     off, length = struct.unpack_from("<II", data, 0x248)
-    assert data[pm + off:pm + off + 2] == b"\x1f\x8b", f"{bzimage}: the payload is not gzip"
-    vmlinux = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(data[pm + off:pm + off + length])
+    payload = data[pm + off:pm + off + length]
+    if payload[:2] == b"\x1f\x8b":
+        vmlinux = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(payload)
+    else:
+        assert payload[:6] == b"\xfd7zXZ\x00", f"{bzimage}: the payload is neither gzip nor xz"
+        vmlinux = lzma.LZMADecompressor(lzma.FORMAT_XZ).decompress(payload)
     elf = ELFFile(BytesIO(vmlinux))
     seg = next(s for s in elf.iter_segments() if s["p_type"] == "PT_LOAD")
     pref_address = struct.unpack_from("<Q", data, 0x258)[0]
     return pref_address, vmlinux[seg["p_offset"]:seg["p_offset"] + n]
 
 
-def kernel_in_memory(gdb, bzimage):
+def kernel_in_memory(gdb, bzimage, span=0xF000000):
     """The physical address the (relocatable) kernel runs at: the 2 MiB boundary at or above
-    its pref_address where the loader put it (vtboot: the lowest one free of modules), found by
-    its first bytes within 240 MiB."""
-    pref_address, head = kernel_text_head(bzimage)
-    for addr in range(pref_address, pref_address + 0xF000000, 0x200000):
+    its pref_address where the loader put it (vtboot: the lowest one free of modules) or where
+    KASLR moved it, found by its first bytes within `span` bytes (240 MiB)."""
+    # 16 bytes: startup_64's first instructions are RIP-relative, the next ones hold absolute
+    # addresses that KASLR's relocation changes
+    pref_address, head = kernel_text_head(bzimage, 16)
+    for addr in range(pref_address, pref_address + span, 0x200000):
         if gdb.read_phys(addr, len(head)) == head:
             return addr
     raise AssertionError(f"{bzimage}'s text is at no 2 MiB boundary from {pref_address:#x} on")

@@ -299,6 +299,28 @@ static void seal_round_trip(void **state)
     assert_int_equal(tpm2_flush_context(&tpm, primary), 0x1cb);
 }
 
+/* What is loaded, as the TPM lists it: two primaries, then nothing once both are flushed
+ * (guest/tools/vtboot-tpm-flush's job) */
+static void transient_handles_list_the_loaded_objects(void **state)
+{
+    (void)state;
+    need_tpm();
+    uint32_t a, b, h[3];
+    unsigned n = 99;
+    assert_int_equal(tpm2_transient_handles(&tpm, h, 3, &n), 0);
+    assert_int_equal(n, 0);
+    assert_int_equal(tpm2_create_storage_primary(&tpm, &a), 0);
+    assert_int_equal(tpm2_create_storage_primary(&tpm, &b), 0);
+    assert_int_equal(tpm2_transient_handles(&tpm, h, 3, &n), 0);
+    assert_int_equal(n, 2);
+    assert_true((h[0] == a && h[1] == b) || (h[0] == b && h[1] == a));
+    assert_int_equal(tpm2_transient_handles(&tpm, h, 1, &n), -1);
+    assert_int_equal(tpm2_flush_context(&tpm, a), 0);
+    assert_int_equal(tpm2_flush_context(&tpm, b), 0);
+    assert_int_equal(tpm2_transient_handles(&tpm, h, 3, &n), 0);
+    assert_int_equal(n, 0);
+}
+
 static void unseal_after_extend_fails(void **state)
 {
     (void)state;
@@ -554,6 +576,7 @@ int main(void)
         cmocka_unit_test_teardown(trial_session_digest, flush_leftovers),
         cmocka_unit_test_teardown(policy_pcr_on_a_trial_session, flush_leftovers),
         cmocka_unit_test_teardown(seal_round_trip, flush_leftovers),
+        cmocka_unit_test_teardown(transient_handles_list_the_loaded_objects, flush_leftovers),
         cmocka_unit_test_teardown(unseal_after_extend_fails, flush_leftovers),
         cmocka_unit_test_teardown(pcr_change_after_policy_pcr, flush_leftovers),
         cmocka_unit_test_teardown(tampered_blob_does_not_load, flush_leftovers),

@@ -833,6 +833,60 @@ static void unseal_policy_fail(void **state)
     FAKE_TPM_DONE();
 }
 
+/* ============================ GetCapability(HANDLES) ============================ */
+
+#define GET_HANDLES(cap) "8001 00000016 0000017a 00000001 80000000 " cap
+
+static void transient_handles_exact(void **state)
+{
+    (void)state;
+    uint32_t h[4] = { 0 };
+    unsigned n = 99;
+    fake_tpm_expect(GET_HANDLES("00000004"),
+                    "8001 SZ 00000000 00 00000001 00000002 80000000 80000002");
+    assert_int_equal(tpm2_transient_handles(&tpm, h, 4, &n), 0);
+    assert_int_equal(n, 2);
+    assert_int_equal(h[0], 0x80000000);
+    assert_int_equal(h[1], 0x80000002);
+    FAKE_TPM_DONE();
+    fake_tpm_reset(&tpm);
+    fake_tpm_expect(GET_HANDLES("00000004"), "8001 SZ 00000000 00 00000001 00000000");
+    assert_int_equal(tpm2_transient_handles(&tpm, h, 4, &n), 0);
+    assert_int_equal(n, 0);
+    FAKE_TPM_DONE();
+}
+
+static void transient_handles_bad(void **state)
+{
+    (void)state;
+    static const struct { const char *rsp, *err; } cases[] = {
+        { "8001 SZ 00000000 00 00000001 00000003 80000000 80000001 80000002",
+          "TPM2_GetCapability(HANDLES): more than 2 transient objects" },
+        { "8001 SZ 00000000 01 00000001 00000002 80000000 80000001",
+          "TPM2_GetCapability(HANDLES): more than 2 transient objects" },
+        { "8001 SZ 00000000 00 00000005 00000000",
+          "TPM2_GetCapability(HANDLES): wrong capability in response" },
+        { "8001 SZ 00000000 00 00000001 00000001 03000000",
+          "TPM2_GetCapability(HANDLES): handle 0x3000000 is no transient object" },
+    };
+    for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        uint32_t h[2];
+        unsigned n = 99;
+        fake_tpm_reset(&tpm);
+        fake_tpm_expect(GET_HANDLES("00000002"), cases[i].rsp);
+        assert_int_equal(tpm2_transient_handles(&tpm, h, 2, &n), -1);
+        assert_string_equal(tpm.err, cases[i].err);
+        FAKE_TPM_DONE();
+    }
+    /* a response cut short inside the list */
+    uint32_t h[2];
+    unsigned n = 99;
+    fake_tpm_reset(&tpm);
+    fake_tpm_expect(GET_HANDLES("00000002"), "8001 SZ 00000000 00 00000001 00000002 80000000");
+    assert_int_equal(tpm2_transient_handles(&tpm, h, 2, &n), -1);
+    FAKE_TPM_DONE();
+}
+
 /* ================================ FlushContext ================================ */
 
 static void flush_context(void **state)
@@ -927,6 +981,8 @@ int main(void)
         R(unseal_larger_than_cap),
         R(unseal_bad),
         R(unseal_policy_fail),
+        R(transient_handles_exact),
+        R(transient_handles_bad),
         R(flush_context),
         R(transport_failure),
         R(resend_on_retry),
