@@ -62,7 +62,8 @@ soak: all
 
 # `make bench`: measurement (SHA-1/256/384/512) and MAC (Poly1305) speed of vtboot's own code
 # against OpenSSL, then boots in QEMU (vtboot against its own hashing, against QEMU's direct
-# -kernel boot, S3 with and without vtboot: tests/bench/boot_bench.py, about 4 minutes), each
+# -kernel boot, the TXT platform's launch beside both, S3 with and without vtboot:
+# tests/bench/boot_bench.py, about 6 minutes), each
 # measured side by side in one run; prints ratios into out/bench.json, asserts nothing.
 BENCH_BIN := $(OUT)/bench/crypto_bench
 .PHONY: bench

@@ -15,6 +15,18 @@
                              what serves vtboot (its TPM, the virtual SENTER's UART, sockets).
                              Runs alternate; the best of each is kept (the other core's load
                              only ever adds time, to either side).
+  TXT launch to Linux        host time from tboot's "executing GETSEC[SENTER]..." line to
+                             its "transfering control to kernel" line on the TXT platform
+                             (Debian's tboot and our SINIT: the SINIT's checks and
+                             measurements, tboot's post-launch work and its hashing of the
+                             kernel and initrd), against vtboot's "requesting the dynamic
+                             launch" line to its "jump into Linux" line in the paravirtual
+                             boot of the same kernel, initrd and command line. The best of
+                             each, from the boots to /init below.
+  TXT boot to /init          host time from starting vtboot-qemu --txt (QEMU's multiboot
+                             loader starting tboot; its own hashing too) to the first /init
+                             line, against the paravirtual boot and the direct boot: the same
+                             runs, alternating with them; the best of each.
   S3 cycle                   host time from the guest's "s3-suspend=N" line to its
                              "s3-resumed=N" line, the host waking it (QMP system_wakeup) as
                              soon as QMP reports SUSPEND: through vtboot (memory MACed, key
@@ -46,12 +58,16 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "qemu"))
 import vtb                                    # noqa: E402
+from test_txt_sinit import PROJECT_KEY, SINIT  # noqa: E402
 
 MIB = 1 << 20
 INITRD_SIZE = 50 * MIB
 BOOT_TIMEOUT = 300                            # seconds, per boot or S3 cycle
 S3_GUEST = "console=ttyS0 panic=-1 no_console_suspend vtboot.guest=s3"
 INIT_BEGIN = r"VTBOOT-GUEST: begin$"
+# the launch's start and the jump into Linux, on each platform
+PV_LAUNCH = (r"^vtboot: requesting the dynamic launch", r"^vtboot: timing: jump into Linux at ")
+TXT_LAUNCH = (r"^TBOOT: executing GETSEC\[SENTER\]\.\.\.$", r"^TBOOT: transfering control to kernel ")
 
 # the launcher's QEMU options that serve vtboot, each with its value (a -device serving vtboot
 # names one of its chardevs or its TPM backend)
@@ -135,20 +151,36 @@ def boot_figures(tmp, runs):
     args = ("--kernel", kernel, "--initrd", initrd, "--cmdline", "console=ttyS0 panic=-1")
     print(f"boot: kernel {os.path.basename(kernel)} {os.path.getsize(kernel)} bytes "
           f"(Debian's generic 6.1), initrd {size} bytes; {runs} runs each, alternating")
-    in_guest, ours, reference = [], [], []
+    txt_args = ("--txt", "--sinit", SINIT, "--sinit-key", PROJECT_KEY, *args)
+    in_guest, ours, reference, txt, pv_launch, txt_launch = [], [], [], [], [], []
     for run in range(1, runs + 1):
         with vtboot_boot(tmp, *args) as b:
+            pv_launch.append(launch_time(b, PV_LAUNCH))
             ours.append(b.lines.wait(INIT_BEGIN, BOOT_TIMEOUT) - b.started)
             in_guest.append(guest_run_and_hashing(b.vtboot_lines()))
         with direct_boot(tmp, *args) as b:
             reference.append(b.lines.wait(INIT_BEGIN, BOOT_TIMEOUT) - b.started)
+        with vtboot_boot(tmp, *txt_args) as b:
+            txt_launch.append(launch_time(b, TXT_LAUNCH))
+            txt.append(b.lines.wait(INIT_BEGIN, BOOT_TIMEOUT) - b.started)
         run_ms, hash_ms, mle_ms = in_guest[-1]
         print(f"  run {run}: to /init {ours[-1]:.2f} s with vtboot, {reference[-1]:.2f} s "
-              f"direct; in the guest vtboot ran {run_ms:.0f} ms (its MLE {mle_ms:.0f} ms), "
-              f"hashing {hash_ms:.0f} ms", flush=True)
+              f"direct, {txt[-1]:.2f} s on TXT; launch to Linux {pv_launch[-1]:.2f} s with "
+              f"vtboot, {txt_launch[-1]:.2f} s on TXT; in the guest vtboot ran {run_ms:.0f} ms "
+              f"(its MLE {mle_ms:.0f} ms), hashing {hash_ms:.0f} ms", flush=True)
     run_ms, hash_ms = median_ratio([g[:2] for g in in_guest])
     return [figure("vtboot run/hashing, in guest", run_ms, hash_ms, "ms", 1.1),
-            figure("boot to /init vs -kernel", min(ours), min(reference), "s", 1.2)]
+            figure("boot to /init vs -kernel", min(ours), min(reference), "s", 1.2),
+            figure("TXT launch to Linux vs vtboot", min(txt_launch), min(pv_launch), "s", None),
+            figure("TXT boot to /init vs vtboot", min(txt), min(ours), "s", None),
+            figure("TXT boot to /init vs -kernel", min(txt), min(reference), "s", None)]
+
+
+def launch_time(boot, marks):
+    """Host seconds between the serial lines marks = (the launch's start, the jump into
+    Linux)."""
+    start = boot.lines.wait(marks[0], BOOT_TIMEOUT)
+    return boot.lines.wait(marks[1], BOOT_TIMEOUT) - start
 
 
 def guest_run_and_hashing(vtboot_lines):
