@@ -12,9 +12,10 @@
 # written) and it is never installed. Its config must have the TPM TIS driver, the 8250 serial
 # console and Intel TXT (tboot) support built in: the demo's initramfs loads no modules. msr.ko
 # (the /dev/cpu/N/msr driver, a module in Debian's config) is for the TXT tests, whose guest
-# runs Debian's txt-acminfo: it reads IA32_PLATFORM_ID there.
+# runs Debian's txt-acminfo: it reads IA32_PLATFORM_ID there. modules/ holds the virtio disk's
+# modules, in the order they load (modules/order): the S4 tests' swap disk (issue 39).
 #
-# Cache: $VTBOOT_CACHE/dist-kernel/PACKAGE_VERSION/ (vmlinuz-ABI, config-ABI, msr.ko): a new
+# Cache: $VTBOOT_CACHE/dist-kernel/PACKAGE_VERSION/ (vmlinuz-ABI, config-ABI, msr.ko, modules/): a new
 # version in the lists is a new directory, an old one is used again without the network.
 # Offline: a cached version that the lists name needs nothing; if the lists name none apt knows
 # (no lists, and `apt-get update` failed) or its download fails, the newest version already in
@@ -65,7 +66,8 @@ newest_cached() {
     echo "$best"
 }
 
-complete() { [ -f "$1/.done" ] && [ -f "$1/msr.ko" ]; }   # an older cache had no msr.ko
+# an older cache had no msr.ko, or no modules/
+complete() { [ -f "$1/.done" ] && [ -f "$1/msr.ko" ] && [ -f "$1/modules/order" ]; }
 
 use() { # use DIR: print what is asked for and exit
     if [ "$print_package" = 1 ]; then
@@ -115,8 +117,14 @@ deb=$(ls "$tmp"/*.deb)
 mkdir "$tmp/x"
 abi=${pkg#linux-image-}
 msr="./lib/modules/$abi/kernel/arch/x86/kernel/msr.ko"
-dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$tmp/x" --wildcards './boot/*' "$msr" ||
-    die "cannot unpack /boot and msr.ko of $deb"
+# the virtio disk: each module after those it depends on
+virtio="virtio/virtio_ring virtio/virtio virtio/virtio_pci_legacy_dev virtio/virtio_pci_modern_dev
+virtio/virtio_pci block/virtio_blk"
+mods=""
+for m in $virtio; do mods="$mods ./lib/modules/$abi/kernel/drivers/$m.ko"; done
+# shellcheck disable=SC2086
+dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$tmp/x" --wildcards './boot/*' "$msr" $mods ||
+    die "cannot unpack /boot, msr.ko and the virtio modules of $deb"
 
 vmlinuz="$tmp/x/boot/vmlinuz-$abi"
 config="$tmp/x/boot/config-$abi"
@@ -128,6 +136,11 @@ done
 mkdir "$tmp/done"
 mv "$vmlinuz" "$config" "$tmp/done/"
 mv "$tmp/x/$msr" "$tmp/done/msr.ko"
+mkdir "$tmp/done/modules"
+for m in $virtio; do
+    mv "$tmp/x/lib/modules/$abi/kernel/drivers/$m.ko" "$tmp/done/modules/"
+    basename "$m.ko" >> "$tmp/done/modules/order"
+done
 touch "$tmp/done/.done"
 rm -rf "$dir"
 mv "$tmp/done" "$dir"

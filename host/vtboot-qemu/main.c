@@ -629,6 +629,7 @@ static int start_qemu(struct run *r, struct boot_strings *s)
     c.extra = r->o.extra;
     c.nextra = r->o.nextra;
     c.host_page = r->o.attest.on ? r->attest.host_page : NULL;     /* the --attest nonce */
+    c.data_disk = r->o.data_disk;
     if (r->o.disk) {
         unsigned char m[4] = { 0 };
         int fd = open(r->o.disk, O_RDONLY | O_CLOEXEC);

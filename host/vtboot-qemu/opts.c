@@ -6,10 +6,13 @@
 #include "abi/tpm_hash.h"
 
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <sys/stat.h>
 
 static void usage(FILE *f)
 {
@@ -37,6 +40,9 @@ static void usage(FILE *f)
 "                      that the guest writes to; the TPM and the virtual SENTER are attached\n"
 "                      as usual; not with --kernel, --initrd, --cmdline, --vtboot,\n"
 "                      --vtboot-cmdline, --grub*, --make-iso or --print-*\n"
+"  --data-disk IMAGE   a raw disk image for the guest's own use, as a virtio disk after\n"
+"                      --disk's (/dev/vda without --disk), written in place: e.g. the swap\n"
+"                      that hibernation (S4) writes its image to, for the next run\n"
 "  --xen F             boot Xen (a multiboot ELF, gzip'd or not) as module 0, the kernel and\n"
 "                      initrd as dom0's, as Debian's 20_linux_xen_tboot does: then the\n"
 "                      default --cmdline is \"console=hvc0 panic=-1\" and --cpu Nehalem\n"
@@ -155,6 +161,7 @@ enum {
     O_SERIAL_LOG, O_KEEP_TEMP, O_PRINT_MODULES, O_PRINT_CMDLINE, O_POLICY, O_PROVISION_ONLY,
     O_PCR_BANKS, O_QMP, O_GDB, O_TPM_FAULT, O_GRUB_PRELUDE, O_DISK, O_XEN, O_XEN_CMDLINE,
     O_CPU, O_TXT, O_TBOOT, O_TBOOT_CMDLINE, O_SINIT, O_SINIT_KEY, O_LCP_DATA, O_QEMU, O_BIOS, O_REBOOT,
+    O_DATA_DISK,
 };
 #define O_ATTEST 1024           /* + ATTEST_OPT_*: --attest and its options (attestrun.h) */
 
@@ -200,6 +207,7 @@ int opts_parse(struct opts *o, int argc, char **argv)
         { "grub-prelude", required_argument, NULL, O_GRUB_PRELUDE },
         { "make-iso", required_argument, NULL, O_MAKE_ISO },
         { "disk", required_argument, NULL, O_DISK },
+        { "data-disk", required_argument, NULL, O_DATA_DISK },
         { "xen", required_argument, NULL, O_XEN },
         { "xen-cmdline", required_argument, NULL, O_XEN_CMDLINE },
         { "cpu", required_argument, NULL, O_CPU },
@@ -274,6 +282,18 @@ int opts_parse(struct opts *o, int argc, char **argv)
             }
             o->disk = optarg;
             break;
+        case O_DATA_DISK: {
+            struct stat st;
+
+            /* absolute: QEMU runs in the temp dir */
+            free(o->data_disk);
+            o->data_disk = realpath(optarg, NULL);
+            if (!o->data_disk || stat(o->data_disk, &st) || !S_ISREG(st.st_mode)) {
+                log_err("--data-disk %s: expected an existing disk image file", optarg);
+                return -1;
+            }
+            break;
+        }
         case O_XEN: o->xen = *optarg ? optarg : NULL; break;
         case O_XEN_CMDLINE: o->xen_cmdline = optarg; break;
         case O_CPU:

@@ -24,6 +24,7 @@ struct opts {
     bool kernel_set, initrd_set, cmdline_set, vtboot_set, vtboot_cmdline_set;
     bool grub, grub_mb1;
     const char *disk;           /* --disk: boot this disk image's own loader (raw or qcow2) */
+    char *data_disk;            /* --data-disk: a raw disk for the guest (absolute path) */
     const char *xen;            /* --xen: Xen as module 0, the kernel and initrd as dom0's */
     const char *xen_cmdline;    /* --xen-cmdline */
     const char *cpu;            /* --cpu: QEMU's CPU model */

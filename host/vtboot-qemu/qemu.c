@@ -5,6 +5,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* path as a value in a QEMU option: each ',' doubled (QEMU's option syntax); "" if out of
+ * memory. The caller frees it. */
+static char *option_path(const char *path)
+{
+    char *quoted = calloc(1, 2 * strlen(path) + 1), *d = quoted;
+
+    for (const char *p = path; quoted && *p; p++)
+        if ((*d++ = *p) == ',')
+            *d++ = ',';
+    return quoted ? quoted : calloc(1, 1);
+}
+
+/* -drive for the image at path, with no device of its own (id names it) */
+static void add_drive(struct strv *a, const char *path, const char *format, const char *id)
+{
+    char *quoted = option_path(path);
+
+    strv_add(a, "-drive");
+    strv_addf(a, "file=%s,format=%s,if=none,id=%s", quoted ? quoted : "", format, id);
+    free(quoted);
+}
+
 void qemu_argv(struct strv *a, const struct qemu_cfg *c)
 {
     strv_add(a, c->binary ? c->binary : "qemu-system-x86_64");
@@ -93,23 +115,22 @@ void qemu_argv(struct strv *a, const struct qemu_cfg *c)
         strv_add(a, "isa-serial,chardev=vsenter,iobase=0x2f8,irq=3");
     }
     if (c->disk) {
-        /* the BIOS boots the disk's MBR; a ',' in the path is doubled (QEMU's option syntax) */
-        char *path = calloc(1, 2 * strlen(c->disk) + 1), *d = path;
-
-        for (const char *p = c->disk; path && *p; p++)
-            if ((*d++ = *p) == ',')
-                *d++ = ',';
-        strv_add(a, "-drive");
-        strv_addf(a, "file=%s,format=%s,if=none,id=disk0", path ? path : "", c->disk_format);
-        free(path);
+        /* the BIOS boots the disk's MBR */
+        add_drive(a, c->disk, c->disk_format, "disk0");
         strv_add(a, "-device");
         strv_add(a, "virtio-blk-pci,drive=disk0,bootindex=1");
-    } else if (c->iso) {
+    }
+    if (c->data_disk) {
+        add_drive(a, c->data_disk, "raw", "data0");
+        strv_add(a, "-device");
+        strv_add(a, "virtio-blk-pci,drive=data0");
+    }
+    if (c->iso) {
         strv_add(a, "-cdrom");
         strv_add(a, c->iso);
         strv_add(a, "-boot");
         strv_add(a, "d");
-    } else {
+    } else if (!c->disk) {
         strv_add(a, "-kernel");
         strv_add(a, c->kernel);
         strv_add(a, "-append");
@@ -121,12 +142,9 @@ void qemu_argv(struct strv *a, const struct qemu_cfg *c)
     }
     if (c->host_page) {
         /* QEMU maps the file privately (share=off): the guest reads the launcher's bytes and
-         * cannot write the file; ',' in the path is doubled (QEMU's option syntax) */
-        char *path = calloc(1, 2 * strlen(c->host_page) + 1), *d = path;
+         * cannot write the file */
+        char *path = option_path(c->host_page);
 
-        for (const char *p = c->host_page; path && *p; p++)
-            if ((*d++ = *p) == ',')
-                *d++ = ',';
         strv_add(a, "-object");
         strv_addf(a, "memory-backend-file,id=vtbhostpage,mem-path=%s,size=%u,share=off",
                   path ? path : "", HOSTPAGE_SIZE);

@@ -28,6 +28,7 @@ struct qemu_cfg {
     const char *iso;
     /* ... or a disk and its own loader (--disk; format "raw" or "qcow2") */
     const char *disk, *disk_format;
+    const char *data_disk;      /* --data-disk: one more virtio disk, raw (NULL: none) */
     /* --attest: the launcher's page for the guest (host/lib/hostpage.h, a HOSTPAGE_SIZE file),
      * as the memory of an ivshmem-plain PCI device: outside anything measured; NULL: none */
     const char *host_page;

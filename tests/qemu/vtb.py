@@ -773,6 +773,16 @@ def kernel_in_memory(gdb, bzimage, span=0xF000000):
     raise AssertionError(f"{bzimage}'s text is at no 2 MiB boundary from {pref_address:#x} on")
 
 
+def debian_generic_virtio_modules():
+    """{path in the guest: host path}: the virtio disk's modules of debian_generic_kernel()'s
+    package (fetched with it, scripts/fetch-dist-kernel.sh) under /lib/modules/virtio/, with
+    the file "order" that lists them in the order they load (guest/init's s4 action)."""
+    d = os.path.join(os.path.dirname(debian_generic_kernel()), "modules")
+    with open(os.path.join(d, "order")) as f:
+        names = f.read().split()
+    return {f"/lib/modules/virtio/{n}": os.path.join(d, n) for n in names + ["order"]}
+
+
 def debian_generic_msr_module():
     """msr.ko of debian_generic_kernel()'s package (fetched with it): the /dev/cpu/N/msr driver,
     a module in Debian's config, which Debian's txt-acminfo needs."""
