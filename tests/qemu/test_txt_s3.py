@@ -18,6 +18,8 @@ policy halts. The guest flushing the TPM's transient objects after each resume
 import os
 import re
 
+import pytest
+
 import vtb
 from test_txt_launch import MEMORY_MB, TBOOT_HALTED, TBOOT_HALTS, assert_platform_verified, tboot_lines
 from test_txt_sinit import CMDLINE, halt_policy, prediction, txt_launch
@@ -54,6 +56,7 @@ def mac_regions(lines):
     return regions
 
 
+@pytest.mark.slow
 def test_s3_cycles_relaunch_check_the_mac_and_resume_with_the_predicted_pcrs():
     args, files = s3_launch(CYCLES)
     run = with_files(vtb.Running(*args).sleep_cycles(CYCLES), files)
@@ -78,6 +81,7 @@ def test_s3_cycles_relaunch_check_the_mac_and_resume_with_the_predicted_pcrs():
                                                      for i in range(1, CYCLES + 1)]
 
 
+@pytest.mark.slow
 def test_a_kernel_byte_changed_while_asleep_fails_tboots_check_and_halts():
     """One byte of the kernel's text flipped through the gdbstub while the VM sleeps: the
     re-launch succeeds (tboot and the SINIT are unchanged), tboot's MAC check fails, and under
@@ -114,6 +118,7 @@ def test_a_kernel_byte_changed_while_asleep_fails_tboots_check_and_halts():
     assert "ACPI: PM: Waking up from system sleep state S3" not in run.serial
 
 
+@pytest.mark.slow
 def test_debians_tboot_fails_its_second_s3_seal_on_a_three_object_tpm_and_halts():
     """Without the flush: the first S3 resumes, tboot's seal at the second fails with
     TPM_RC_OBJECT_MEMORY (0x902), and the halt policy caps the PCRs and halts."""

@@ -11,6 +11,8 @@ with tboot on hardware; docs/trust-model.md)."""
 
 import os
 
+import pytest
+
 import vtb
 from test_txt_launch import boot_txt, tboot_lines
 from test_txt_sinit import CMDLINE, halt_policy, prediction, txt_launch
@@ -27,6 +29,7 @@ def swap_signature(path):
         return f.read(10).rstrip(b"\0")
 
 
+@pytest.mark.slow
 def test_hibernation_through_tboot_and_a_new_launch_that_restores_the_image(tmp_path):
     swap = tmp_path / "swap.img"
     with open(swap, "wb") as f:
