@@ -49,7 +49,8 @@ qemu-test: qemu-test-build
 	$(PYTEST) -n $(QEMU_TEST_JOBS) --dist loadgroup --durations=20 tests/qemu $(if $(QEMU_TESTS),-k "$(QEMU_TESTS)")
 
 # `make soak`: S3 with CPU 1 offline and online before every suspend, SOAK_CYCLES cycles on each
-# of GRUB multiboot2, multiboot1 and -kernel (one boot each, side by side), for hangs that show
+# of GRUB multiboot2, multiboot1 and -kernel (one boot each, side by side), and on the TXT platform
+# (Debian's tboot and kernel, our SINIT, --smp 2: tests/qemu/test_txt_smp.py), for hangs that show
 # once in hundreds of cycles; a timed-out boot keeps its serial log (tests/qemu/vtb.py).
 # SOAK_ROUNDS: that many times over, fresh boots each round (issue 21's hang showed early in a boot).
 SOAK_CYCLES ?= 70
@@ -58,7 +59,8 @@ SOAK_ROUNDS ?= 1
 soak: all
 	@set -e; for r in $$(seq 1 $(SOAK_ROUNDS)); do echo "soak: round $$r of $(SOAK_ROUNDS)"; \
 	VTBOOT_SOAK_CYCLES=$(SOAK_CYCLES) $(PYTEST) -n $(QEMU_TEST_JOBS) tests/qemu/test_s3_holds.py \
-	    -k test_s3_through_grub_many_cycles_with_cpu_hotplug; done
+	    tests/qemu/test_txt_smp.py -k "test_s3_through_grub_many_cycles_with_cpu_hotplug or \
+	    test_s3_cycles_through_tboot_with_cpu_hotplug"; done
 
 # `make bench`: measurement (SHA-1/256/384/512) and MAC (Poly1305) speed of vtboot's own code
 # against OpenSSL, then boots in QEMU (vtboot against its own hashing, against QEMU's direct

@@ -87,14 +87,21 @@ def edu_bus_master(gdb):
     return dev, bar0
 
 
-def arm(gdb):
-    """What the attacker's loader leaves armed; returns edu's BAR 0."""
-    dev, bar0 = edu_bus_master(gdb)
+def arm_msi(gdb, address=MSI_ADDRESS_APIC0, data=MSI_INIT_DATA):
+    """edu's MSI enabled, its message the 64-bit address and data given (INIT to APIC 0 by
+    default)."""
+    dev = find_edu(gdb)
     cap = msi_cap(gdb, dev)
     control = struct.unpack("<H", gdb.read_phys(cfg(dev, cap + 2), 2))[0]
     assert control & 0x80, "edu's MSI has no 64-bit address"
-    gdb.write_phys(cfg(dev, cap + 4), struct.pack("<IIH", MSI_ADDRESS_APIC0, 0, MSI_INIT_DATA))
+    gdb.write_phys(cfg(dev, cap + 4), struct.pack("<IIH", address, 0, data))
     gdb.write_phys(cfg(dev, cap + 2), struct.pack("<H", control | 1))
+
+
+def arm(gdb):
+    """What the attacker's loader leaves armed; returns edu's BAR 0."""
+    _, bar0 = edu_bus_master(gdb)
+    arm_msi(gdb)
     gdb.write_phys(STUB, stub_code())
     gdb.write_phys(0x467, struct.pack("<HH", STUB, 0))                 # 40:67 = 0000:7000
     gdb.monitor("o /b 0x70 0x0f")
