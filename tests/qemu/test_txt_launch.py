@@ -47,7 +47,7 @@ SMX_LOOP = 20
 # tboot under a halt policy (tb_polgen --type halt) ends a boot whose checks failed here and
 # then halts for good: the boot ends with this line, and boot_txt gives it this status (the
 # launcher's own are 0-5)
-TBOOT_HALTS = "TBOOT: shutdown_system() called for shutdown_type: TB_SHUTDOWN_HALT"
+TBOOT_HALTS = vtb.TBOOT_HALT_MARKER
 TBOOT_HALTED = 100
 # tboot's verdicts that the platform is not what a TXT platform must be (txt/verify.c,
 # txt/mtrrs.c: MTRRs, PMRs, e820 against the MDRs, the heap): no boot on our platform may

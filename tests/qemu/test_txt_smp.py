@@ -44,9 +44,12 @@ def tboot_count(run, line):
     """How often tboot wrote line on COM1. Linux's console on the other CPUs writes beside the
     parked CPU's tboot (a line may come out as "T[BOOT: ..."), so its characters are taken out:
     what is left of each line must be tboot's line. The guest's txt-stat lines (tboot's memory
-    log, read before any hotplug) are not counted."""
+    log, read before any hotplug) are not counted. Linux's console may also write a whole
+    record of its own, line end included, into the middle of tboot's line ("TBOOT: [    5.49]
+    smpboot: CPU 1 is now offline" then "shutdown(): ..."): such records are taken out first."""
     n = 0
-    for l in run.serial.splitlines():
+    serial = re.sub(r"\[ *\d+\.\d{6}\] [^\n]*\n", "", run.serial)
+    for l in serial.splitlines():
         if l.startswith("VTBOOT-GUEST: "):
             continue
         n += is_tboots(l, line)

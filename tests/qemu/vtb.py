@@ -212,8 +212,8 @@ class Running:
         return note
 
     def stalled(self):
-        """The guest kernel's own report that a CPU stopped taking interrupts (STALL_MARKERS):
-        the line, or None."""
+        """The guest kernel's own report that a CPU stopped taking interrupts, or tboot's halt
+        (STALL_MARKERS): the line, or None."""
         return stall_line(self.serial())
 
     def sleep_cycles(self, cycles, during_sleep=None, timeout=300):
@@ -245,11 +245,13 @@ CYCLE_TIMEOUT = 300
 # shows one is given up at once, its state captured (capture_state), instead of after the timeout.
 STALL_MARKERS = ("rcu: INFO: rcu_sched detected stalls", "rcu_sched kthread timer wakeup didn't",
                  "rcu: INFO: rcu_preempt detected stalls", "watchdog: BUG: soft lockup")
+# tboot halting for good (a failed S3 check under a halt policy): a line that starts with it
+TBOOT_HALT_MARKER = "TBOOT: shutdown_system() called for shutdown_type: TB_SHUTDOWN_HALT"
 
 
 def stall_line(serial):
     for line in serial.splitlines():
-        if any(m in line for m in STALL_MARKERS):
+        if any(m in line for m in STALL_MARKERS) or line.startswith(TBOOT_HALT_MARKER):
             return line.strip()
     return None
 
@@ -292,7 +294,7 @@ def _wait_suspend(qmp, timeout, stalled, slice_s=2.0):
             line = stalled() if stalled else None
             if line is not None:
                 time.sleep(3)               # the rest of the kernel's report onto the serial
-                raise Stalled(f"the guest stalled: {line!r}", capture_state(qmp)) from None
+                raise Stalled(f"the guest stalled or halted: {line!r}", capture_state(qmp)) from None
             if time.monotonic() >= end:
                 state = capture_state(qmp) if stalled else ""
                 if stalled:
