@@ -10,7 +10,8 @@ module as H(H(its command line) || H(its bytes as loaded)) (common/policy.c hash
 passes no file name, so the command line is the kernel's own, "" for the initrd) and prints each
 policy entry's hashes when it reads the policy; the tests recompute them here.
 
-- halt, the right kernel and initrd: both verified, Linux boots, PCRs 17 and 18 equal
+- halt, the right kernel (into PCR 18 as well as tboot's PCR 17) and initrd (into PCR 19):
+  both verified, tboot's list of what it extends recomputed, Linux boots, PCRs 17-19 equal
   `vtboot-pcr predict --sinit --policy` (the control of the next two);
 - halt, a kernel changed in one byte: tboot says "verification failed" for module 0, caps the
   dynamic PCRs and halts; Linux never runs;
@@ -18,8 +19,8 @@ policy entry's hashes when it reads the policy; the tests recompute them here.
 - continue (`tb_polgen --create --type continue`), the changed kernel: tboot documents the type
   as "ignoring verification errors and halting otherwise" (tb_polgen(8); policy.c's map:
   TB_ERR_MODULE_VERIFICATION_FAILED -> continue): the same failure is printed, Linux boots, and
-  PCR 17 holds the changed kernel's hash (tboot records a module's hash before it checks it),
-  so the PCRs equal the prediction for the changed kernel, not for the policy's.
+  PCRs 17 and 18 hold the changed kernel's hash (tboot records a module's hash before it
+  checks it), so the PCRs equal the prediction for the changed kernel, not for the policy's.
 """
 import hashlib
 import os
@@ -35,6 +36,7 @@ LOADER = "--grub"
 INITRD = os.path.join(vtb.OUT, "initrd.img")
 OTHER_CMDLINE = CMDLINE + " quiet"
 VERIFY_FAILED = "verifying module against policy failed."
+PCRS = (17, 18, 19)
 
 
 def module_hash(cmdline, path):
@@ -54,14 +56,14 @@ def strings(kernel, cmdline=CMDLINE):
 
 
 def vl_policy(path, ptype, kernel):
-    """tb_polgen's policy of type ptype: module 0 this kernel under CMDLINE (no PCR of its own:
-    tboot's DA mapping puts module 0 into PCR 17 anyway), module 1 the test initrd into PCR 17,
-    by their image hashes."""
+    """tb_polgen's policy of type ptype: module 0 this kernel under CMDLINE into PCR 18 (as
+    well: tboot's DA mapping puts module 0 into PCR 17 anyway), module 1 the test initrd into
+    PCR 19, by their image hashes."""
     kernel_str, initrd_str = strings(kernel)
     polgen(path, ["--create", "--type", ptype, "--alg", "sha256"],
-           ["--add", "--num", "0", "--pcr", "none", "--hash", "image", "--cmdline", kernel_str,
+           ["--add", "--num", "0", "--pcr", "18", "--hash", "image", "--cmdline", kernel_str,
             "--image", kernel],
-           ["--add", "--num", "1", "--pcr", "17", "--hash", "image", "--cmdline", initrd_str,
+           ["--add", "--num", "1", "--pcr", "19", "--hash", "image", "--cmdline", initrd_str,
             "--image", INITRD])
     return path
 
@@ -174,15 +176,15 @@ def test_halt_policy_with_the_kernels_and_initrds_hashes_boots(good, debian):
     kernel_str, initrd_str = strings(debian)
     h0, h1 = module_hash(kernel_str, debian), module_hash(initrd_str, INITRD)
     assert policy_read(run) == ("TB_POLTYPE_HALT", [
-        ("0", "none", "TB_HTYPE_IMAGE", spaced(h0)), ("1", "17", "TB_HTYPE_IMAGE", spaced(h1))])
+        ("0", "18", "TB_HTYPE_IMAGE", spaced(h0)), ("1", "19", "TB_HTYPE_IMAGE", spaced(h1))])
     assert verification(run) == [
         "TBOOT: verifying policy ", 'TBOOT: verifying module "', f'{kernel_str}"...',
         f"TBOOT: \t OK : {spaced(h0)}", 'TBOOT: verifying module ""...',
         f"TBOOT: \t OK : {spaced(h1)}", "TBOOT: all modules are verified"]
     p = policy_hash_entry(run.pol)
-    assert vl_measurements(run) == [(17, p), (18, p), (17, h0), (17, h1)]
+    assert vl_measurements(run) == [(17, p), (18, p), (17, h0), (18, h0), (19, h1)]
     assert run.linux_ran()
-    assert guest_pcrs(run) == prediction(run)
+    assert guest_pcrs(run, PCRS) == prediction(run, pcrs=PCRS)
 
 
 def test_halt_policy_stops_a_changed_kernel(debian, tmp_path):
@@ -210,18 +212,19 @@ def test_continue_policy_boots_a_changed_kernel_measured_as_it_is(good, debian, 
     h0, h1 = module_hash(kernel_str, debian), module_hash(initrd_str, INITRD)
     hbad = module_hash(kernel_str, bad)
     assert policy_read(run) == ("TB_POLTYPE_CONT_VERIFY_FAIL", [
-        ("0", "none", "TB_HTYPE_IMAGE", spaced(h0)), ("1", "17", "TB_HTYPE_IMAGE", spaced(h1))])
+        ("0", "18", "TB_HTYPE_IMAGE", spaced(h0)), ("1", "19", "TB_HTYPE_IMAGE", spaced(h1))])
     assert verification(run) == [
         "TBOOT: verifying policy ", 'TBOOT: verifying module "', f'{kernel_str}"...',
         "TBOOT: \t verification failed", "TBOOT: " + VERIFY_FAILED,
         'TBOOT: verifying module ""...', f"TBOOT: \t OK : {spaced(h1)}",
         "TBOOT: all modules are verified"]
     p = policy_hash_entry(pol)
-    assert vl_measurements(run) == [(17, p), (18, p), (17, hbad), (17, h1)]
+    assert vl_measurements(run) == [(17, p), (18, p), (17, hbad), (18, hbad), (19, h1)]
     assert run.linux_ran() and "tboot: found shared page" in run.serial
-    got = guest_pcrs(run)
-    assert got == prediction(run)
-    # the same policy's prediction for the kernel it names differs in PCR 17 only
+    got = guest_pcrs(run, PCRS)
+    assert got == prediction(run, pcrs=PCRS)
+    # the same policy's prediction for the kernel it names differs in PCRs 17 and 18, in the
+    # bank tboot extends
     run.kernel = debian
-    want_good = prediction(run)
-    assert [k for k in got if got[k] != want_good[k]] == [(17, "sha256")]
+    want_good = prediction(run, pcrs=PCRS)
+    assert [k for k in got if got[k] != want_good[k]] == [(17, "sha256"), (18, "sha256")]
