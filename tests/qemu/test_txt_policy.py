@@ -20,7 +20,10 @@ policy entry's hashes when it reads the policy; the tests recompute them here.
   as "ignoring verification errors and halting otherwise" (tb_polgen(8); policy.c's map:
   TB_ERR_MODULE_VERIFICATION_FAILED -> continue): the same failure is printed, Linux boots, and
   PCRs 17 and 18 hold the changed kernel's hash (tboot records a module's hash before it
-  checks it), so the PCRs equal the prediction for the changed kernel, not for the policy's.
+  checks it), so the PCRs equal the prediction for the changed kernel, not for the policy's;
+- continue, "halting otherwise": a policy without an entry for the initrd
+  (TB_ERR_MODULES_NOT_IN_POLICY) halts, PCRs capped; the control, nonfatal, boots on with the
+  initrd measured nowhere (PCRs 17-19 as predicted).
 """
 import hashlib
 import os
@@ -228,3 +231,40 @@ def test_continue_policy_boots_a_changed_kernel_measured_as_it_is(good, debian, 
     run.kernel = debian
     want_good = prediction(run, pcrs=PCRS)
     assert [k for k in got if got[k] != want_good[k]] == [(17, "sha256"), (18, "sha256")]
+
+
+def kernel_only_policy(path, ptype, kernel):
+    """tb_polgen's policy of type ptype naming module 0 (this kernel, by hash) and nothing for
+    module 1."""
+    polgen(path, ["--create", "--type", ptype, "--alg", "sha256"],
+           ["--add", "--num", "0", "--pcr", "none", "--hash", "image", "--cmdline",
+            strings(kernel)[0], "--image", kernel])
+    return path
+
+
+@pytest.mark.parametrize("ptype", ["continue", "nonfatal"])
+def test_a_module_the_policy_does_not_name(ptype, debian, tmp_path):
+    """The other half of continue's documentation, "halting otherwise": the initrd has no
+    entry (TB_ERR_MODULES_NOT_IN_POLICY, not a verification error), so tboot halts, PCRs
+    capped. The control, nonfatal ("ignoring all non-fatal errors"), boots on with the same
+    line printed, the initrd measured nowhere."""
+    pol = kernel_only_policy(str(tmp_path / f"{ptype}.pol"), ptype, debian)
+    run = boot(pol, debian)
+    kernel_str = strings(debian)[0]
+    h0 = module_hash(kernel_str, debian)
+    v = verification(run)
+    assert v[:7] == ["TBOOT: verifying policy ", 'TBOOT: verifying module "', f'{kernel_str}"...',
+                     f"TBOOT: \t OK : {spaced(h0)}",
+                     "TBOOT: policy entry for module 1 not found",
+                     "TBOOT: modules in mbi but not in policy.",
+                     "TBOOT: all modules are verified" if ptype == "nonfatal" else
+                     "TBOOT: wait until all APs ready for txt shutdown"], "\n".join(v)
+    if ptype == "continue":
+        assert run.rc == TBOOT_HALTED, run.stderr[-2000:] + "\n" + run.serial[-1500:]
+        assert "TBOOT: cap'ed dynamic PCRs" in v and v[-1] == TBOOT_HALTS, "\n".join(v)
+        assert not run.linux_ran()
+        return
+    assert run.rc == vtb.POWERED_OFF, run.stderr[-2000:] + "\n" + run.serial[-1500:]
+    p = policy_hash_entry(pol)
+    assert vl_measurements(run) == [(17, p), (18, p), (17, h0)]
+    assert guest_pcrs(run, PCRS) == prediction(run, pcrs=PCRS)
