@@ -262,12 +262,12 @@ def test_reboot_goes_through_tboots_sexit():
     txt_shutdown(run, "TB_SHUTDOWN_REBOOT")
 
 
-def guest_pcrs(run):
-    return {(p, bank): run.guest.get(f"pcr-{bank}-{p}") for p in (17, 18)
+def guest_pcrs(run, pcrs=(17, 18)):
+    return {(p, bank): run.guest.get(f"pcr-{bank}-{p}") for p in pcrs
             for bank in ("sha1", "sha256")}
 
 
-def prediction(run, *more):
+def prediction(run, *more, pcrs=(17, 18)):
     """vtboot-pcr predict --sinit for this run's files and strings: {(pcr, bank): hex}."""
     kernel_str, initrd_str, *_ = vtb.module_strings(
         "--txt", run.loader, "--kernel", run.kernel, "--cmdline", run.cmdline)
@@ -281,7 +281,7 @@ def prediction(run, *more):
     for line in p.stdout.splitlines():
         pcr, rest = line.split(":")
         bank, value = rest.split("=")
-        if int(pcr) in (17, 18):
+        if int(pcr) in pcrs:
             want[(int(pcr), bank)] = value
     return want
 

@@ -141,13 +141,14 @@ def edu_dma_done(running, bar0, what, timeout=60):
     raise TimeoutError(running.abandon(f"edu's DMA {what} did not run"))
 
 
-def start(*more):
-    """The project's kernel through GRUB and tboot with our SINIT and an edu, stopped in the
-    gdbstub's hands as GRUB starts the entry: the firmware has given edu its BAR, and GRUB's
-    loading of the entry's files lies between there and tboot (the host's poll may miss the
-    short way from tboot's banner to SENTER). Returns the boot and the kernel."""
-    kernel = need(os.path.join(vtb.OUT, "bzImage"), "make out/bzImage")
-    running = vtb.Running(*txt_launch("--grub", kernel), *more, "--", "-device", "edu",
+def start(*more, kernel=None, cmdline=CMDLINE):
+    """The project's kernel (or kernel, under cmdline) through GRUB and tboot with our SINIT
+    and an edu, stopped in the gdbstub's hands as GRUB starts the entry: the firmware has given
+    edu its BAR, and GRUB's loading of the entry's files lies between there and tboot (the
+    host's poll may miss the short way from tboot's banner to SENTER). Returns the boot and the
+    kernel."""
+    kernel = kernel or need(os.path.join(vtb.OUT, "bzImage"), "make out/bzImage")
+    running = vtb.Running(*txt_launch("--grub", kernel, cmdline), *more, "--", "-device", "edu",
                           timeout=300)
     if not running.wait_serial(GRUB_BOOTS, 240):
         raise TimeoutError(running.abandon("GRUB did not start the entry"))
@@ -159,7 +160,7 @@ def wait_for_the_launch(running):
         raise TimeoutError(running.abandon("tboot did not report the launch"))
 
 
-def finished(running, kernel, verified=True):
+def finished(running, kernel, verified=True, cmdline=CMDLINE):
     """The finished run, with what prediction() needs to know of it; tboot must have found the
     platform as a TXT platform must be (test_txt_launch.TBOOT_PLATFORM_FAILURES) unless the test
     provokes its failures itself (verified=False). A boot that tboot ends by halting (the halt
@@ -167,15 +168,15 @@ def finished(running, kernel, verified=True):
     run = running.finish_at(TBOOT_HALTS, TBOOT_HALTED)
     if verified:
         assert_platform_verified(run.serial)
-    run.loader, run.cmdline, run.kernel, run.policy = "--grub", CMDLINE, kernel, halt_policy()
+    run.loader, run.cmdline, run.kernel, run.policy = "--grub", cmdline, kernel, halt_policy()
     run.initrd = os.path.join(vtb.OUT, "initrd.img")
     return run
 
 
-def start_with_edu_loaded():
-    """start(), then edu with bus mastering takes PATTERN into its buffer, as the attacker's
-    loader leaves it. Returns the boot, the kernel and edu's BAR 0."""
-    running, kernel = start()
+def start_with_edu_loaded(**how):
+    """start(**how), then edu with bus mastering takes PATTERN into its buffer, as the
+    attacker's loader leaves it. Returns the boot, the kernel and edu's BAR 0."""
+    running, kernel = start(**how)
     with vtb.Gdb(running.gdb_path) as gdb:
         _, bar0 = edu_bus_master(gdb)
         gdb.write_phys(STAGING, PATTERN)
