@@ -122,6 +122,7 @@ def fault(target):
     ("intel_iommu=off", ["DMAR: IOMMU disabled"] + TAKEOVER[:6] +
      ["DMAR: Forcing Intel-IOMMU to enabled"] + TAKEOVER[6:]),
 ], ids=["intel_iommu=on", "intel_iommu=off"])
+@pytest.mark.slow
 def test_a_device_dma_into_the_kernel_after_linux_took_over_is_blocked(option, said):
     target, gsts, pmen, before, after, run = dma_after_takeover(option)
     assert before != PATTERN
@@ -135,6 +136,7 @@ def test_a_device_dma_into_the_kernel_after_linux_took_over_is_blocked(option, s
     assert guest_pcrs(run) == prediction(run)
 
 
+@pytest.mark.slow
 def test_control_with_tboot_noforce_the_same_dma_lands():
     """intel_iommu=off,tboot_noforce: translation stays off and Linux turns the PMRs off (the
     kernel owns them after tboot), so nothing stands between edu and the kernel."""
@@ -199,6 +201,7 @@ def dmar_changed_at_linuxs_entry(which):
     return run
 
 
+@pytest.mark.slow
 def test_linux_reads_the_dmar_from_tboots_copy_not_from_acpi():
     """The ACPI table changed after the launch: Linux's ACPI sees it (the revision it lists),
     its DMAR driver reads the copy in the heap (width 39)."""
@@ -211,6 +214,7 @@ def test_linux_reads_the_dmar_from_tboots_copy_not_from_acpi():
     assert guest_pcrs(run) == prediction(run)
 
 
+@pytest.mark.slow
 def test_control_the_copy_changed_in_the_heap_is_what_linux_prints():
     run = dmar_changed_at_linuxs_entry("heap")
     lines = kpatch.kernel_lines(run)

@@ -170,6 +170,7 @@ def good(debian, tmp_path_factory):
     return run
 
 
+@pytest.mark.slow
 def test_halt_policy_with_the_kernels_and_initrds_hashes_boots(good, debian):
     """The control of the halts: the policy as tboot read it from NV holds our hashes, both
     modules verify, tboot extends the policy's and the modules' hashes, Linux boots, and PCRs
@@ -204,6 +205,7 @@ def test_halt_policy_stops_the_kernel_under_another_command_line(debian, tmp_pat
     assert_halted_at_module_0(run)
 
 
+@pytest.mark.slow
 def test_continue_policy_boots_a_changed_kernel_measured_as_it_is(good, debian, tmp_path):
     """`tb_polgen --type continue`: the failure is printed as under halt, then tboot goes on;
     the changed kernel's hash (not the policy's) is what PCR 17 holds."""
