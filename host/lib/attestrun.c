@@ -407,8 +407,14 @@ void attestrun_verify(struct attest_run *a, const struct boot *booted, enum load
         /* module i is the file names[i + 1] (with Xen, Xen is module 0) */
         const char *paths[1 + BOOT_MODS_MAX];
 
+        /* a TXT launch: the SINIT (and the LCP data) are the last modules, which tboot takes
+         * out of the list before it measures; the SINIT's events are the expectation's too */
+        int measured = s.nmods - s.acm - s.lcp_data;
+
         boot_files(&x, paths);
-        for (int i = 0; i < s.nmods; i++) {
+        if (s.acm)
+            strv_addf(&argv, "--sinit=%s", paths[s.nmods - s.lcp_data]);
+        for (int i = 0; i < measured; i++) {
             if (i == 0) {
                 strv_addf(&argv, "--kernel=%s", paths[1]);
                 strv_addf(&argv, "--cmdline=%s", s.mods[0]);

@@ -17,13 +17,20 @@ int evlog_alg_index(const struct evlog *log, uint16_t alg)
     return -1;
 }
 
-int evlog_parse(const uint8_t *buf, size_t len, struct evlog *log, char *err, size_t errsz)
+uint32_t evlog_launch_type(const struct evlog *log)
+{
+    return log->txt ? EV_TXT_HASH_START : EV_TXT_MLE_HASH;
+}
+
+static int parse(const uint8_t *buf, size_t len, bool txt, struct evlog *log, char *err,
+                 size_t errsz)
 {
     static const uint8_t zero[20];
     size_t off, spec_end;
     uint32_t spec_size;
 
     memset(log, 0, sizeof(*log));
+    log->txt = txt;
     if (len > EVLOG_MAX_SIZE)
         return errorf(err, errsz, "event log of %zu bytes, more than %u", len, EVLOG_MAX_SIZE);
     if (len < sizeof(struct tcg_pcr_event))
@@ -84,7 +91,7 @@ int evlog_parse(const uint8_t *buf, size_t len, struct evlog *log, char *err, si
         if (e->pcr > 23)
             return errorf(err, errsz, "event %u at byte %zu: PCR %u", log->nevents + 1, start,
                           e->pcr);
-        if (count != log->nalgs)
+        if (txt ? count == 0 || count > log->nalgs : count != log->nalgs)
             return errorf(err, errsz, "event %u at byte %zu: %u digests, the header names %u "
                           "algorithms", log->nevents + 1, start, count, log->nalgs);
         for (unsigned i = 0; i < count; i++) {
@@ -123,6 +130,16 @@ int evlog_parse(const uint8_t *buf, size_t len, struct evlog *log, char *err, si
     return 0;
 }
 
+int evlog_parse(const uint8_t *buf, size_t len, struct evlog *log, char *err, size_t errsz)
+{
+    return parse(buf, len, false, log, err, errsz);
+}
+
+int evlog_parse_txt(const uint8_t *buf, size_t len, struct evlog *log, char *err, size_t errsz)
+{
+    return parse(buf, len, true, log, err, errsz);
+}
+
 int evlog_replay(const struct evlog *log, uint16_t alg, unsigned pcr, uint8_t *out,
                  bool *launched)
 {
@@ -145,11 +162,11 @@ int evlog_replay(const struct evlog *log, uint16_t alg, unsigned pcr, uint8_t *o
 
         if (e->type == EV_NO_ACTION)
             continue;
-        if (e->pcr == 17 && e->type == EV_TXT_MLE_HASH && pcr >= 17 && pcr <= 22) {
+        if (e->pcr == 17 && e->type == evlog_launch_type(log) && pcr >= 17 && pcr <= 22) {
             memset(out, 0, n);                       /* the launch resets 17-22 */
             *launched = true;
         }
-        if (e->pcr != pcr)
+        if (e->pcr != pcr || !e->digest[k])          /* a TXT log: not extended in this bank */
             continue;
         if (!EVP_DigestInit_ex(ctx, md, NULL) || !EVP_DigestUpdate(ctx, out, n) ||
             !EVP_DigestUpdate(ctx, e->digest[k], n) || !EVP_DigestFinal_ex(ctx, out, NULL))

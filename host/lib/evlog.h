@@ -16,6 +16,14 @@
  * other record extends its PCR. A log can therefore only replay to a launched PCR 17 if the TPM
  * was really reset by the launch (the host's locality-4 sequence): from all-ones no extend
  * reaches the value.
+ *
+ * An Intel TXT launch's log (evlog_parse_txt: the TXT heap's, the SINIT's records then the
+ * MLE's, docs/txt-platform.md 3.4 step 7) differs in two ways. A record may carry the digests
+ * of only some of the header's algorithms (at least one, each once): the algorithms extended
+ * (Debian's tboot 1.10.5 after our SINIT extends SHA-256 only, "extend policy: 2"); a bank's
+ * replay skips the records without its digest, as the TPM never saw them in that bank. And the
+ * launch is the SINIT's first record, EV_TXT_HASH_START (0x402) on PCR 17 (the CPU's
+ * _TPM_Hash_Start resets 17-22 before it), not 0x404, which is the MLE's measurement there.
  */
 #ifndef HOST_EVLOG_H
 #define HOST_EVLOG_H
@@ -32,12 +40,14 @@
 struct evlog_event {
     uint32_t pcr;
     uint32_t type;
-    const uint8_t *digest[EVLOG_MAX_ALGS];   /* in the header's algorithm order */
+    const uint8_t *digest[EVLOG_MAX_ALGS];   /* in the header's algorithm order (a TXT log:
+                                              * NULL for an algorithm the record lacks) */
     const uint8_t *data;
     uint32_t data_len;
 };
 
 struct evlog {
+    bool txt;                                /* evlog_parse_txt's: a TXT launch's log */
     unsigned nalgs;
     uint16_t alg[EVLOG_MAX_ALGS];            /* TPM algorithm IDs, as the header lists them */
     uint16_t size[EVLOG_MAX_ALGS];
@@ -47,6 +57,10 @@ struct evlog {
 
 /* 0, or -1 with the reason (and the byte offset) in err. The events point into buf. */
 int evlog_parse(const uint8_t *buf, size_t len, struct evlog *log, char *err, size_t errsz);
+/* The same for a TXT launch's log (above): records with some of the header's digests. */
+int evlog_parse_txt(const uint8_t *buf, size_t len, struct evlog *log, char *err, size_t errsz);
+/* The launch event's type: EV_TXT_HASH_START in a TXT log, else EV_TXT_MLE_HASH. */
+uint32_t evlog_launch_type(const struct evlog *log);
 
 /* The index of alg in the header, or -1. */
 int evlog_alg_index(const struct evlog *log, uint16_t alg);

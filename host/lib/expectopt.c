@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "expectopt.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@ void expect_opts_init(struct expect_opts *o, const char *prog, bool xen)
     o->prog = prog;
     o->xen = xen;
     o->map = PCR_MAP_DA;
+    o->os_sinit_caps = TXT_EXPECT_TBOOT_OS_SINIT_CAPS;
 }
 
 int expect_opt(struct expect_opts *o, int which, const char *arg)
@@ -25,6 +27,23 @@ int expect_opt(struct expect_opts *o, int which, const char *arg)
     case EXPECT_OPT_XEN: o->xen_file = arg; break;
     case EXPECT_OPT_XEN_CMDLINE: o->xen_cmdline = arg; break;
     case EXPECT_OPT_POLICY: o->policy = arg; break;
+    case EXPECT_OPT_SINIT: o->sinit = arg; break;
+    case EXPECT_OPT_LCP_POLICY: o->lcp_policy = arg; break;
+    case EXPECT_OPT_OS_SINIT_CAPS: {
+        char *end;
+        unsigned long v;
+
+        errno = 0;
+        v = strtoul(arg, &end, 0);
+        if (errno || end == arg || *end || v > UINT32_MAX) {
+            fprintf(stderr, "%s: --os-sinit-caps: expected a 32-bit number, got '%s'\n", o->prog,
+                    arg);
+            return -1;
+        }
+        o->os_sinit_caps = (uint32_t)v;
+        o->caps_given = true;
+        break;
+    }
     case EXPECT_OPT_MODULE:
         /* the kernel, the initrd (and Xen) take a module slot each */
         if (o->nextra == PREDICT_MAX_MODULES - (o->xen ? 3 : 2)) {
@@ -79,4 +98,23 @@ void expect_opts_free(struct expect_opts *o)
         free(o->files[i]);
         o->files[i] = NULL;
     }
+}
+
+int expect_opts_txt(const struct expect_opts *o, struct txt_expect *t, struct predict_input *in,
+                    char *err, size_t errsz)
+{
+    if (!o->sinit) {
+        if (o->caps_given || o->lcp_policy) {
+            snprintf(err, errsz, "--%s needs --sinit",
+                     o->caps_given ? "os-sinit-caps" : "lcp-policy");
+            return -1;
+        }
+        return 0;
+    }
+    if (txt_expect_load(o->sinit, o->os_sinit_caps, t, err, errsz) ||
+        (o->lcp_policy && txt_expect_set_policy(t, o->lcp_policy, err, errsz)))
+        return -1;
+    in->txt = &t->events;
+    in->mle_bank = TXT_EXPECT_TBOOT_BANK;
+    return 0;
 }

@@ -7,8 +7,11 @@
  *
  * The event log, unless --event-log FILE: /sys/kernel/security/tboot/event_log (vtboot's
  * kernel patch 0009), else through /dev/mem from the address in vtboot's block of the shared
- * page (boot_params.tboot_addr + 0x800), as a stock kernel leaves it. No log is no error here:
- * the evidence then says why, and the verifier fails it.
+ * page (boot_params.tboot_addr + 0x800), as a stock kernel leaves it; when that shared page
+ * has no vtboot block (tboot's page: an Intel TXT launch, vtboot-qemu --txt), the TXT heap's
+ * log (the SINIT's records, then tboot's), found as src/txt/heap.c's txt_heap_event_log says
+ * and read by mmap of /dev/mem. No log is no error here: the evidence then says why, and the
+ * verifier fails it.
  */
 #include "attest.h"
 #include "evidence.h"
@@ -17,6 +20,10 @@
 #include "util.h"
 #include "vtbext.h"
 
+#include "abi/txt.h"
+#include "abi/vtboot_ext.h"
+#include "txt/heap.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -24,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <tss2/tss2_mu.h>
 #include <unistd.h>
 
@@ -70,6 +78,51 @@ static int read_phys(uint64_t addr, void *buf, size_t len, char *err, size_t err
     return 0;
 }
 
+/* The TXT heap's D-RTM event log (a copy), from the chipset's HEAP.BASE/SIZE; mmap, as read()
+ * of /dev/mem refuses addresses above the last RAM page, where the TXT region lies. */
+static uint8_t *txt_heap_log(size_t *len, uint64_t *base, char *err, size_t errsz)
+{
+    int fd = open("/dev/mem", O_RDONLY | O_SYNC | O_CLOEXEC);
+    void *pub = fd < 0 ? MAP_FAILED : mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd,
+                                           TXT_PUB_CONFIG_REGS_BASE);
+    void *heap = MAP_FAILED;
+    uint64_t size = 0, off;
+    uint32_t used;
+    uint8_t *log = NULL;
+
+    if (pub == MAP_FAILED) {
+        errorf(err, errsz, "cannot map the TXT registers at 0x%x: %s", TXT_PUB_CONFIG_REGS_BASE,
+               strerror(errno));
+        goto out;
+    }
+    memcpy(base, (uint8_t *)pub + TXTCR_HEAP_BASE, 8);
+    memcpy(&size, (uint8_t *)pub + TXTCR_HEAP_SIZE, 8);
+    if (size == 0 || size > EVIDENCE_MAX_SIZE * 16 ||
+        (heap = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, (off_t)*base)) == MAP_FAILED) {
+        errorf(err, errsz, "cannot map the TXT heap at 0x%llx+0x%llx", (unsigned long long)*base,
+               (unsigned long long)size);
+        goto out;
+    }
+    if (txt_heap_event_log(heap, *base, size, &off, &used, err, (unsigned)errsz))
+        goto out;
+    if (used > EVIDENCE_MAX_SIZE / 2) {
+        errorf(err, errsz, "the TXT heap's log of %u bytes is too large", used);
+        goto out;
+    }
+    log = xmalloc(used ? used : 1);
+    memcpy(log, (uint8_t *)heap + off, used);
+    *len = used;
+    *base += off;
+out:
+    if (heap != MAP_FAILED)
+        munmap(heap, size);
+    if (pub != MAP_FAILED)
+        munmap(pub, 4096);
+    if (fd >= 0)
+        close(fd);
+    return log;
+}
+
 /* The D-RTM event log and where it came from; NULL (with the reason as the source) if none. */
 static uint8_t *event_log(struct quote *q, size_t *len, char *src, size_t srcsz)
 {
@@ -100,13 +153,33 @@ static uint8_t *event_log(struct quote *q, size_t *len, char *src, size_t srcsz)
         return NULL;
     }
     if (vtbext_tboot_addr(bp, bplen, &tboot_addr, err, sizeof(err)) ||
-        read_phys(tboot_addr + 0x800, blk, sizeof(blk), err, sizeof(err)) ||
-        vtbext_parse(blk, sizeof(blk), &ext, err, sizeof(err))) {
+        read_phys(tboot_addr + 0x800, blk, sizeof(blk), err, sizeof(err))) {
         free(bp);
         snprintf(src, srcsz, "none: %s", err);
         return NULL;
     }
     free(bp);
+    {
+        /* not vtboot's shared page: tboot's, after an Intel TXT launch; its log is the heap's */
+        static const uint8_t uuid[16] = VTBOOT_EXT_UUID_BYTES;
+        uint64_t at;
+
+        if (memcmp(blk, uuid, sizeof(uuid)) != 0) {
+            log = txt_heap_log(len, &at, err, sizeof(err));
+            if (log)
+                snprintf(src, srcsz, "/dev/mem 0x%08llx (the TXT heap's, OsSinitData's event log "
+                         "element; the shared page at 0x%llx is not vtboot's)",
+                         (unsigned long long)at, (unsigned long long)tboot_addr);
+            else
+                snprintf(src, srcsz, "none: the shared page at 0x%llx is not vtboot's, and the "
+                         "TXT heap: %s", (unsigned long long)tboot_addr, err);
+            return log;
+        }
+    }
+    if (vtbext_parse(blk, sizeof(blk), &ext, err, sizeof(err))) {
+        snprintf(src, srcsz, "none: %s", err);
+        return NULL;
+    }
     log = xmalloc(ext.evtlog_used);
     if (read_phys(ext.evtlog_addr, log, ext.evtlog_used, err, sizeof(err))) {
         free(log);
@@ -317,7 +390,8 @@ static void usage(FILE *f)
 "                           [--banks LIST] [--event-log FILE] [--msg F] [--sig F] [--pcrs F]\n"
 "Quotes PCRs 17-19 of every active bank (or LIST, e.g. sha256) with the AK enroll made,\n"
 "over the verifier's nonce (1 to 64 bytes), reads the PCR values and vtboot's D-RTM event\n"
-"log (securityfs, else guest memory through /dev/mem; or FILE), and writes the evidence.\n"
+"log (securityfs, else guest memory through /dev/mem: vtboot's block of the shared page or,\n"
+"after tboot's Intel TXT launch, the TXT heap; or FILE), and writes the evidence.\n"
 "--msg, --sig, --pcrs: also the quote (TPMS_ATTEST), its TPMT_SIGNATURE and the PCR values,\n"
 "the files tpm2_checkquote -m, -s and -f read. TCTI: device:/dev/tpmrm0 (default) or\n"
 "swtpm:path=SOCKET. Exit 0, or 1 with a \"quote: FAIL: ...\" line, 2 usage.\n");

@@ -13,10 +13,12 @@
  *   banks       PCRs 17-19 are quoted in every bank the TPM has (enrollment, the TPM's own
  *               report, the event log's banks)
  *   event-log   the D-RTM event log replays to the quoted PCRs 17-19 in every quoted bank
- *               (evlog.h: 17-22 start all-ones, the launch event resets them)
+ *               (evlog.h: 17-22 start all-ones, the launch event resets them; with --sinit
+ *               the TXT heap's log of an Intel TXT launch, evlog_parse_txt)
  *   launch      PCR 17 is not all-ones and starts at the launch event: a dynamic launch
  *   expected    PCRs 17-19 are vtboot-pcr's prediction (host/lib predict.c, linked) for the
- *               expected files and strings; if not, which measurement differs
+ *               expected files and strings (with --sinit: `vtboot-pcr predict --sinit`'s, the
+ *               SINIT's events and tboot's); if not, which measurement differs
  *
  * then "VERDICT: PASS", or "VERDICT: FAIL (<checks>)". Exit 0 only if every check passed. A
  * check whose input is missing fails ("not checked: ..."): nothing is skipped.
@@ -503,7 +505,8 @@ static void check_event_log(struct verify *v)
         failc(v, c, "the evidence has no event log (%s)", src[0] ? src : "no reason given");
         return;
     }
-    if (evlog_parse(r->data, r->len, &v->log, err, sizeof(err))) {
+    if ((v->expect.sinit ? evlog_parse_txt : evlog_parse)(r->data, r->len, &v->log, err,
+                                                          sizeof(err))) {
         failc(v, c, "the event log is malformed: %s", err);
         return;
     }
@@ -584,14 +587,18 @@ static void check_launch(struct verify *v)
 
         if (e->type == EV_NO_ACTION || e->pcr != 17)
             continue;
-        if (e->type != EV_TXT_MLE_HASH) {
+        if (e->type != evlog_launch_type(&v->log)) {
             failc(v, c, "PCR 17's first event (type 0x%x) is not the dynamic launch", e->type);
             return;
         }
         break;
     }
-    pass(v, c, "PCR 17 starts at the dynamic launch of the MLE (event type 0x%x) in every bank",
-         EV_TXT_MLE_HASH);
+    if (v->log.txt)
+        pass(v, c, "PCR 17 starts at the SINIT's launch (event type 0x%x: GETSEC[SENTER]'s "
+             "hash of the ACM) in every bank", EV_TXT_HASH_START);
+    else
+        pass(v, c, "PCR 17 starts at the dynamic launch of the MLE (event type 0x%x) in every "
+             "bank", EV_TXT_MLE_HASH);
 }
 
 static void module_role(unsigned m, char *buf, size_t bufsz)
@@ -635,8 +642,10 @@ static void diagnose(struct verify *v, struct expect *x, const struct pcr_bank *
               "replays to the quote, the measurement that differs is unknown)");
         return;
     }
+    /* the extends of this bank (a TXT log's records may leave it out: evlog.h) */
     for (unsigned i = 0; i < v->log.nevents; i++)
-        if (v->log.events[i].type != EV_NO_ACTION && v->log.events[i].type != EV_TXT_CAP_VALUE)
+        if (v->log.events[i].type != EV_NO_ACTION && v->log.events[i].type != EV_TXT_CAP_VALUE &&
+            v->log.events[i].digest[k])
             ev[n++] = &v->log.events[i];
     for (unsigned i = 0; i < n || i < bank->nr_events; i++) {
         const struct predict_event *p = i < bank->nr_events ? &bank->events[i] : NULL;
@@ -733,6 +742,7 @@ static void check_expected(struct verify *v)
     static struct expect x;
     static struct expect_files files;
     static struct pcr_bank bank;
+    static struct txt_expect txt;
     const char *missing = !e->vtboot ? "--vtboot" : !e->vtboot_cmdline ? "--vtboot-cmdline"
                         : !e->kernel ? "--kernel" : !e->cmdline ? "--cmdline"
                         : !e->policy ? "--policy" : NULL;
@@ -752,6 +762,10 @@ static void check_expected(struct verify *v)
     if (rc) {
         failc(v, c, "the expectation cannot be loaded: %s", err);
         return;
+    }
+    if (expect_opts_txt(&v->expect, &txt, &x.in, err, sizeof(err))) {
+        failc(v, c, "the expectation cannot be loaded: %s", err);
+        goto out;
     }
     if (!v->ev_ok || !v->quote_ok) {
         failc(v, c, "not checked: %s", v->ev_ok ? "no quote" : "the evidence did not parse");
@@ -779,10 +793,17 @@ static void check_expected(struct verify *v)
         }
     }
     pcrsel_banks_str(q, banks, sizeof(banks));
-    pass(v, c, "PCRs 17-19 in %s are vtboot-pcr's prediction for the expected vtboot, modules, "
-         "command lines and %s policy", banks, x.default_policy ? "tboot's default" : "the given");
+    if (x.in.txt)
+        pass(v, c, "PCRs 17-19 in %s are vtboot-pcr's prediction for the expected SINIT, tboot, "
+             "modules, command lines and %s policy", banks,
+             x.default_policy ? "tboot's default" : "the given");
+    else
+        pass(v, c, "PCRs 17-19 in %s are vtboot-pcr's prediction for the expected vtboot, "
+             "modules, command lines and %s policy", banks,
+             x.default_policy ? "tboot's default" : "the given");
 out:
     expect_free(&x);
+    txt_expect_free(&txt);
 }
 
 static void usage(FILE *f)
@@ -792,11 +813,14 @@ static void usage(FILE *f)
 "                            --vtboot F --vtboot-cmdline S --kernel F --cmdline S\n"
 "                            [--initrd F [--initrd-cmdline S]] [--module F[=S]]...\n"
 "                            --policy FILE|default [--pcr-map da|legacy]\n"
+"                            [--sinit F [--os-sinit-caps X] [--lcp-policy F]]\n"
 "Checks evidence from `vtboot-attest quote` against the enrollment record DIR (from\n"
 "`vtboot-attest enroll`), the EK CA ROOT.pem, the nonce the verifier chose, and the launch\n"
 "it expects: vtboot's ELF and command line, each module with its exact string\n"
 "(vtboot-qemu --print-modules / --print-cmdline), the policy (a tb_polgen file, or\n"
 "\"default\": tboot's default policy) -- the same prediction as vtboot-pcr predict.\n"
+"--sinit F: an Intel TXT launch of tboot (--vtboot F names it) by this SINIT ACM, as\n"
+"vtboot-pcr predict --sinit: the event log is the TXT heap's, the launch its SINIT's.\n"
 "One line per check (evidence, ak, quote, signature, nonce, pcr-digest, banks, event-log,\n"
 "launch, expected): \"<check>: ok: ...\" or \"<check>: FAIL: <reason>\", then\n"
 "\"VERDICT: PASS\" (exit 0) or \"VERDICT: FAIL (<checks>)\" (exit 1); 2: usage.\n"
@@ -812,6 +836,7 @@ int cmd_verify(int argc, char **argv)
         { "ca", required_argument, NULL, O_CA },
         { "nonce", required_argument, NULL, O_NONCE },
         EXPECT_LONGOPTS(O_EXPECT),
+        EXPECT_LONGOPTS_TXT(O_EXPECT),
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };

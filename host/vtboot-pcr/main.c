@@ -134,15 +134,13 @@ static const char *default_vtboot(void)
 
 int main(int argc, char **argv)
 {
-    enum { O_BANK = 256, O_FORMAT, O_SINIT, O_OS_SINIT_CAPS, O_LCP_POLICY, O_EXPECT };
+    enum { O_BANK = 256, O_FORMAT, O_EXPECT };
     static const struct option longopts[] = {
         EXPECT_LONGOPTS(O_EXPECT),
         EXPECT_LONGOPTS_XEN(O_EXPECT),
+        EXPECT_LONGOPTS_TXT(O_EXPECT),
         { "bank", required_argument, 0, O_BANK },
         { "format", required_argument, 0, O_FORMAT },
-        { "sinit", required_argument, 0, O_SINIT },
-        { "lcp-policy", required_argument, 0, O_LCP_POLICY },
-        { "os-sinit-caps", required_argument, 0, O_OS_SINIT_CAPS },
         { "verbose", no_argument, 0, 'v' },
         { "help", no_argument, 0, 'h' },
         { 0, 0, 0, 0 },
@@ -153,10 +151,6 @@ int main(int argc, char **argv)
     static struct expect exp;
     static struct expect_opts eo;
     static struct txt_expect txt;
-    const char *sinit = NULL, *lcp_policy = NULL;
-    uint32_t os_sinit_caps = TXT_EXPECT_TBOOT_OS_SINIT_CAPS;
-    bool caps_given = false;
-    char *end;
     struct expect_files f = { 0 };
     bool verbose = false;
     char err[256];
@@ -193,20 +187,6 @@ int main(int argc, char **argv)
             }
             format = optarg;
             break;
-        case O_SINIT: sinit = optarg; break;
-        case O_LCP_POLICY: lcp_policy = optarg; break;
-        case O_OS_SINIT_CAPS: {
-            errno = 0;
-            unsigned long v = strtoul(optarg, &end, 0);
-            if (errno || end == optarg || *end || v > UINT32_MAX) {
-                fprintf(stderr, "vtboot-pcr: --os-sinit-caps: expected a 32-bit number, got '%s'\n",
-                        optarg);
-                return 2;
-            }
-            os_sinit_caps = (uint32_t)v;
-            caps_given = true;
-            break;
-        }
         case 'v': verbose = true; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
@@ -216,9 +196,9 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    if ((caps_given || lcp_policy) && !sinit) {
+    if (!eo.sinit && (eo.caps_given || eo.lcp_policy)) {
         fprintf(stderr, "vtboot-pcr: --%s needs --sinit\n",
-                caps_given ? "os-sinit-caps" : "lcp-policy");
+                eo.caps_given ? "os-sinit-caps" : "lcp-policy");
         return 2;
     }
     if (!nbanks) {
@@ -233,16 +213,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "vtboot-pcr: %s\n", err);
         return 1;
     }
-    expect_opts_free(&eo);
-    if (sinit) {
-        if (txt_expect_load(sinit, os_sinit_caps, &txt, err, sizeof(err)) ||
-            (lcp_policy && txt_expect_set_policy(&txt, lcp_policy, err, sizeof(err)))) {
-            fprintf(stderr, "vtboot-pcr: %s\n", err);
-            return 1;
-        }
-        exp.in.txt = &txt.events;
-        exp.in.mle_bank = TXT_EXPECT_TBOOT_BANK;
+    if (expect_opts_txt(&eo, &txt, &exp.in, err, sizeof(err))) {
+        fprintf(stderr, "vtboot-pcr: %s\n", err);
+        return 1;
     }
+    expect_opts_free(&eo);
 
     for (unsigned b = 0; b < nbanks; b++) {
         if (verbose)

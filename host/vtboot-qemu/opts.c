@@ -75,7 +75,9 @@ static void usage(FILE *f)
 "                      UART (as --no-drtm), booting Debian's unmodified tboot (--tboot) with\n"
 "                      the kernel and initrd as modules, in the layout of Debian's\n"
 "                      20_linux_tboot with --grub/--grub-mb1; q35 only; not with --xen,\n"
-"                      --disk, --no-tpm, --tpm-fault, --attest, --vtboot or --vtboot-cmdline\n"
+"                      --disk, --no-tpm, --tpm-fault, --vtboot or --vtboot-cmdline; with\n"
+"                      --attest the guest quotes the TXT launch and the verifier expects\n"
+"                      --sinit's (vtboot-pcr predict --sinit) and replays the heap's log\n"
 "  --tboot F           with --txt: tboot (default /boot/tboot.gz, Debian's package tboot)\n"
 "  --tboot-cmdline S   with --txt: tboot's command line (default \"logging=serial,memory\n"
 "                      loglvl=all ap_wake_mwait=true\": TCG has no VMX, so tboot must wake\n"
@@ -449,8 +451,6 @@ int opts_parse(struct opts *o, int argc, char **argv)
         else if (o->tpm_faults.n)
             why = "--tpm-fault: it needs the TPM control-channel proxy of the virtual SENTER, "
                   "which --txt does not run";
-        else if (o->attest.on)
-            why = "--attest: it verifies vtboot's evidence, and --txt boots tboot";
         else if (o->vtboot_set || o->vtboot_cmdline_set)
             why = "--vtboot/--vtboot-cmdline: --txt boots tboot; use --tboot and --tboot-cmdline";
         if (why) {

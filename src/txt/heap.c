@@ -348,3 +348,30 @@ int txt_sinit_mle_data_check(const uint8_t *p, uint64_t size, struct txt_sinit_m
     *out = d;
     return 0;
 }
+
+int txt_heap_event_log(const uint8_t *heap, uint64_t heap_base, uint64_t heap_size,
+                       uint64_t *off, uint32_t *len, char *err, unsigned errlen)
+{
+    struct txt_heap_view v;
+    if (txt_heap_walk(heap, heap_size, 3, &v, err, errlen))
+        return -1;
+    /* OsSinitData's data, its extended elements after the fixed fields (version 6 on) */
+    const uint8_t *elt = heap + v.off[TXT_HEAP_OS_SINIT_DATA] + TXT_HEAP_SIZE_FIELD +
+                         sizeof(struct txt_os_sinit_data);
+    if (v.size[TXT_HEAP_OS_SINIT_DATA] < TXT_HEAP_SIZE_FIELD + sizeof(struct txt_os_sinit_data) +
+                                         TXT_EVTLOG_ELT2_1_SIZE ||
+        load_le32(elt) != HEAP_EXTDATA_TYPE_TPM_EVENT_LOG_PTR_2_1 ||
+        load_le32(elt + 4) != TXT_EVTLOG_ELT2_1_SIZE)
+        FAIL("OsSinitData has no TCG event log element");
+    struct txt_heap_event_log_ptr_elt2_1 l;
+    memcpy(&l, elt + 8, sizeof(l));
+    if (l.phys_addr < heap_base || l.phys_addr - heap_base > heap_size ||
+        l.next_record_offset > heap_size - (l.phys_addr - heap_base) ||
+        l.next_record_offset > l.allocated_event_container_size)
+        FAIL("log 0x%llx+0x%x (next record 0x%x) not in the heap",
+             (unsigned long long)l.phys_addr, l.allocated_event_container_size,
+             l.next_record_offset);
+    *off = l.phys_addr - heap_base;
+    *len = l.next_record_offset;
+    return 0;
+}

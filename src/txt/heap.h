@@ -95,4 +95,12 @@ int txt_heap_check_launch(const uint8_t *heap, uint64_t heap_size,
                           const struct txt_heap_expect *e, struct txt_heap_launch *out,
                           char *err, unsigned errlen);
 
+/* The D-RTM event log of a launched heap (HEAP.BASE heap_base, heap_size bytes at heap): the
+ * walk over its first three regions, OsSinitData's TCG event log element (type 8, right after
+ * its fixed fields, as tboot writes it) and the log [0, next_record_offset) inside the heap:
+ * the SINIT's records, then the MLE's. *off is the log's offset in the heap, *len its used
+ * bytes. 0, or -1 with the reason. */
+int txt_heap_event_log(const uint8_t *heap, uint64_t heap_base, uint64_t heap_size,
+                       uint64_t *off, uint32_t *len, char *err, unsigned errlen);
+
 #endif
