@@ -160,6 +160,61 @@ static void sha256_ext(uint8_t *pcr, uint8_t byte)
     EVP_Digest(in, 64, pcr, NULL, EVP_sha256(), NULL);
 }
 
+/* A TXT launch's log, as the guest read it from the heap (vtboot-qemu --txt --attest with our
+ * SINIT and Debian's tboot 1.10.5): the SINIT's 7 records in both banks, tboot's 4 in SHA-256
+ * only. evlog_parse refuses it, evlog_parse_txt replays it to the quoted PCRs. */
+static void test_evlog_txt(void)
+{
+    static struct evlog log;
+    size_t len, plen;
+    uint8_t *l = data("txt-evtlog.bin", &len), *p = data("txt-quote.pcrs", &plen), *m;
+    uint8_t out[64];
+    char err[256];
+    bool launched;
+
+    CHECK(plen == 3 * 20 + 3 * 32, "txt-quote.pcrs: %zu bytes", plen);
+    CHECK(evlog_parse(l, len, &log, err, sizeof(err)) == -1 &&
+          !strcmp(err, "event 8 at byte 692: 1 digests, the header names 2 algorithms"),
+          "vtboot's strict parse refuses tboot's one-bank records: '%s'", err);
+    CHECK(evlog_parse_txt(l, len, &log, err, sizeof(err)) == 0, "the TXT log: %s", err);
+    CHECK(log.txt && evlog_launch_type(&log) == 0x402 && log.nalgs == 2 && log.nevents == 11,
+          "%u events", log.nevents);
+    CHECK(log.events[0].pcr == 17 && log.events[0].type == 0x402 && log.events[4].type == 0x404,
+          "the SINIT's hash start first, the MLE fifth");
+    for (unsigned i = 0; i < log.nevents; i++)
+        CHECK((log.events[i].digest[0] != NULL) == (i < 7) && log.events[i].digest[1],
+              "event %u's banks", i + 1);
+    for (unsigned pcr = 17; pcr <= 19; pcr++) {
+        CHECK(evlog_replay(&log, 0x0004, pcr, out, &launched) == 0 && launched &&
+              !memcmp(out, p + 20 * (pcr - 17), 20), "sha1 PCR %u: the SINIT's records only",
+              pcr);
+        CHECK(evlog_replay(&log, 0x000b, pcr, out, &launched) == 0 && launched &&
+              !memcmp(out, p + 60 + 32 * (pcr - 17), 32), "sha256 PCR %u", pcr);
+    }
+    m = xmalloc(len);
+    /* no digest at all; more digests than the header names; tboot's record given sha1 too
+     * (its count 2 then reads the next record's bytes as a second digest) */
+    memcpy(m, l, len);
+    m[700] = 0;
+    CHECK(evlog_parse_txt(m, len, &log, err, sizeof(err)) == -1 &&
+          !strcmp(err, "event 8 at byte 692: 0 digests, the header names 2 algorithms"),
+          "no digest: '%s'", err);
+    m[700] = 3;
+    CHECK(evlog_parse_txt(m, len, &log, err, sizeof(err)) == -1 &&
+          !strcmp(err, "event 8 at byte 692: 3 digests, the header names 2 algorithms"),
+          "three digests: '%s'", err);
+    /* the launch moved: the hash start's type changed, PCR 17 then replays from all-ones */
+    memcpy(m, l, len);
+    m[80] = 0x03;
+    m[81] = 0x05;
+    CHECK(evlog_parse_txt(m, len, &log, err, sizeof(err)) == 0 &&
+          evlog_replay(&log, 0x000b, 17, out, &launched) == 0 && !launched &&
+          memcmp(out, p + 60, 32), "no launch event: no launched PCR 17");
+    free(m);
+    free(l);
+    free(p);
+}
+
 static void test_evlog(void)
 {
     static struct evlog log;
@@ -600,6 +655,7 @@ int main(int argc, char **argv)
     setenv("TSS2_LOG", "all+NONE", 1);     /* tpm2-tss's own warnings on refused input */
     test_evidence();
     test_evlog();
+    test_evlog_txt();
     test_quote();
     test_vtbext();
     test_credential();

@@ -13,7 +13,7 @@ enum { O_OTHER = 256, O_EXPECT };
 static int parse(struct expect_opts *o, bool xen, char **argv)
 {
     static const struct option both[] = {
-        EXPECT_LONGOPTS(O_EXPECT), EXPECT_LONGOPTS_XEN(O_EXPECT),
+        EXPECT_LONGOPTS(O_EXPECT), EXPECT_LONGOPTS_XEN(O_EXPECT), EXPECT_LONGOPTS_TXT(O_EXPECT),
         { "other", required_argument, NULL, O_OTHER }, { NULL, 0, NULL, 0 },
     };
     static const struct option plain[] = {
@@ -133,8 +133,40 @@ static void test_refusals(void)
     }
 }
 
+/* --sinit, --os-sinit-caps, --lcp-policy (EXPECT_LONGOPTS_TXT) and expect_opts_txt */
+static void test_txt(void)
+{
+    char *caps[] = { "t", "--kernel", "bz", "--sinit", "/nonexistent/sinit.bin",
+                     "--os-sinit-caps", "0x201", NULL };
+    char *big[] = { "t", "--os-sinit-caps", "0x100000000", NULL };
+    char *junk[] = { "t", "--os-sinit-caps", "6x", NULL };
+    char *lcp[] = { "t", "--lcp-policy", "p", NULL };
+    char *none[] = { "t", NULL };
+    struct expect_opts o;
+    struct txt_expect t;
+    struct predict_input in;
+    char err[256];
+
+    CHECK(parse(&o, true, none) == 0 && o.os_sinit_caps == TXT_EXPECT_TBOOT_OS_SINIT_CAPS &&
+          !o.caps_given && !o.sinit && !o.lcp_policy, "tboot's capabilities unless given");
+    memset(&in, 0, sizeof(in));
+    CHECK(expect_opts_txt(&o, &t, &in, err, sizeof(err)) == 0 && !in.txt && !in.mle_bank,
+          "no --sinit: vtboot's launch");
+    CHECK(parse(&o, false, caps) == -1, "--sinit only where the tool lists it");
+    CHECK(parse(&o, true, caps) == 0 && is(o.sinit, "/nonexistent/sinit.bin") &&
+          o.os_sinit_caps == 0x201 && o.caps_given, "--sinit and --os-sinit-caps taken");
+    CHECK(expect_opts_txt(&o, &t, &in, err, sizeof(err)) == -1 &&
+          !strcmp(err, "cannot read /nonexistent/sinit.bin: No such file or directory") &&
+          !in.txt, "a SINIT that cannot be read: '%s'", err);
+    CHECK(parse(&o, true, big) == -1 && parse(&o, true, junk) == -1,
+          "capabilities over 32 bits or not a number refused");
+    CHECK(parse(&o, true, lcp) == 0 && expect_opts_txt(&o, &t, &in, err, sizeof(err)) == -1 &&
+          !strcmp(err, "--lcp-policy needs --sinit"), "--lcp-policy alone: '%s'", err);
+}
+
 void test_expectopt(void)
 {
+    test_txt();
     test_layout();
     test_defaults();
     test_refusals();
