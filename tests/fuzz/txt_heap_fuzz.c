@@ -5,7 +5,7 @@
  * its region's bytes (an exact-size copy: ASan sees any read past a region), and
  * SinitMleData when there are four. Accepted walks have their regions inside the heap and in
  * order; a heap that walks with 4 regions walks with 3 to the same places. txt_heap_check_launch (all of it, as the SINIT runs it) accepts
- * only what its parts accept.
+ * only what its parts accept; txt_heap_event_log's log lies inside the heap.
  *
  * Input: byte 0 even: the rest is the heap (HEAP.SIZE = its length). Byte 0 odd: a heap as
  * the emulated BIOS and tboot lay it out (BiosData v6, OsMleData, OsSinitData v7 with the
@@ -121,6 +121,15 @@ static void run(const uint8_t *heap, uint64_t len, bool must_pass)
     FUZZ_ASSERT(rcl || (rc3 == 0 && hl.v.nr == 3 && hl.v.size[1] == TXT_OS_MLE_DATA_SIZE &&
                         hl.os_sinit.has_evtlog == (hl.os_sinit.d.version >= 6)),
                 "launch check accepted what the parts refuse");
+    /* the guest's reading of the launched heap's event log (vtboot-txt-evlog, the quote):
+     * accepted only inside the heap, with a walk of three regions */
+    uint64_t loff = 0;
+    uint32_t llen = 0;
+    memset(err, 0x55, sizeof(err));
+    int rce = txt_heap_event_log(heap, HEAP_BASE, len, &loff, &llen, err, sizeof(err));
+    check_err(err, sizeof(err), rce);
+    FUZZ_ASSERT(rce || (rc3 == 0 && loff <= len && llen <= len - loff), "event log outside");
+    FUZZ_ASSERT(!must_pass || rce == 0, "event log refused: %s", err);
     if (len >= 8) {
         uint8_t *x = malloc(len);
         memcpy(x, heap, len);
