@@ -42,6 +42,13 @@ test: deps
 	     "$(OUT)/disk-image.log)" >&2; exit 1; fi; exit $$built
 	@$(MAKE) --no-print-directory qemu-test
 
+# the installed-guest image with Debian's tboot package and out/sinit.bin in /boot, its
+# 20_linux_tboot entry the default (issue 39 item 6): tests/qemu/test_txt_disk.py makes it, as
+# test_disk.py makes disk-image; cached as txt-<key> beside the image's stages
+.PHONY: disk-image-txt
+disk-image-txt: disk-image $(OUT)/sinit.bin
+	scripts/build-disk-image-txt.sh $(OUT)/sinit.bin $(OUT)/disk
+
 # what the QEMU tests boot besides `build` (each fragment adds its own); the 20 slowest tests
 # are listed at the end, where the suite's time goes (issue 21). --dist loadgroup: the tests of
 # one module-scoped boot go to one worker, which boots it once (tests/qemu/conftest.py)

@@ -231,8 +231,9 @@ static int check_files(struct run *r)
     int rc = 0;
 
     if (r->o.disk)
-        return check_file("disk", r->o.disk);     /* the disk's loader finds the rest */
-    rc |= check_file(r->o.txt ? "tboot" : "vtboot", r->boot.vtboot);
+        rc |= check_file("disk", r->o.disk);      /* the disk's loader finds the rest */
+    else
+        rc |= check_file(r->o.txt ? "tboot" : "vtboot", r->boot.vtboot);
     /* QEMU runs in the directory of the boot files' links: a relative name would miss */
     if (r->o.txt && !r->o.make_iso &&
         (!realpath(r->o.qemu_bin, r->qemu_bin) || access(r->qemu_bin, X_OK) != 0)) {
@@ -245,6 +246,12 @@ static int check_files(struct run *r)
         log_err("the TXT firmware %s: %s (make builds out/bios-txt.bin; --bios or "
                 "$VTBOOT_BIOS_TXT name another)", r->o.bios, strerror(errno));
         rc = -1;
+    }
+    if (r->o.disk) {
+        /* --txt --disk --sinit F: the SINIT the disk holds, for tboot's policy index */
+        if (r->boot.acm)
+            rc |= check_file("SINIT", r->boot.acm);
+        return rc ? -1 : 0;
     }
     if (r->boot.kernel)
         rc |= check_file("kernel", r->boot.kernel);

@@ -75,9 +75,12 @@ static void usage(FILE *f)
 "                      UART (as --no-drtm), booting Debian's unmodified tboot (--tboot) with\n"
 "                      the kernel and initrd as modules, in the layout of Debian's\n"
 "                      20_linux_tboot with --grub/--grub-mb1; q35 only; not with --xen,\n"
-"                      --disk, --no-tpm, --tpm-fault, --vtboot or --vtboot-cmdline; with\n"
+"                      --no-tpm, --tpm-fault, --vtboot or --vtboot-cmdline; with\n"
 "                      --attest the guest quotes the TXT launch and the verifier expects\n"
-"                      --sinit's (vtboot-pcr predict --sinit) and replays the heap's log\n"
+"                      --sinit's (vtboot-pcr predict --sinit) and replays the heap's log;\n"
+"                      with --disk the disk's GRUB (its 20_linux_tboot entry) loads tboot,\n"
+"                      the kernel and the SINIT from the disk, and --sinit F (the SINIT the\n"
+"                      disk holds) only picks the NV index --policy is written to\n"
 "  --tboot F           with --txt: tboot (default /boot/tboot.gz, Debian's package tboot)\n"
 "  --tboot-cmdline S   with --txt: tboot's command line (default \"logging=serial,memory\n"
 "                      loglvl=all ap_wake_mwait=true\": TCG has no VMX, so tboot must wake\n"
@@ -443,9 +446,10 @@ int opts_parse(struct opts *o, int argc, char **argv)
         else if (o->xen)
             why = "--xen: Xen through tboot on the TXT platform is a later step (Xen with "
                   "CONFIG_TBOOT; docs/txt-platform.md section 5)";
-        else if (o->disk)
-            why = "--disk: the disk's own GRUB picks its loader; --txt boots --tboot with "
-                  "--kernel and --initrd";
+        else if (o->disk && (o->tboot || o->tboot_cmdline || o->lcp_data || o->attest.on))
+            why = "--tboot, --tboot-cmdline, --lcp-data and --attest with --disk: the disk's "
+                  "own GRUB loads tboot, its command line, the kernel, the SINIT and the "
+                  "policy data from the disk's /boot";
         else if (o->no_tpm)
             why = "--no-tpm: a TXT platform has a TPM (tboot and the SINIT use it)";
         else if (o->tpm_faults.n)

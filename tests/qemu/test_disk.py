@@ -33,23 +33,28 @@ def make_env():
     return env
 
 
-@pytest.fixture(scope="session")
-def built():
-    """make disk-image (make deb first), once per pytest worker; the lock keeps two workers
+def make_disk_image(target="disk-image", name="disk.img", env_var="VTBOOT_DISK_IMAGE"):
+    """make TARGET (make deb first), once per pytest worker; the lock keeps two workers
     from building the packages into OUT/deb at the same time (the image builder has its own).
-    VTBOOT_DISK_IMAGE=FILE boots that image instead (a copy of one built so, for debugging)."""
-    if os.environ.get("VTBOOT_DISK_IMAGE"):
-        return os.environ["VTBOOT_DISK_IMAGE"]
+    $env_var=FILE boots that image instead (a copy of one built so, for debugging). Returns
+    OUT/disk/NAME's target."""
+    if os.environ.get(env_var):
+        return os.environ[env_var]
     os.makedirs(vtb.OUT, exist_ok=True)
     with open(os.path.join(vtb.OUT, ".disk-image.lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         # OUT= as VTBOOT_OUT says: pytest run by hand with VTBOOT_OUT alone once built the
         # image into out/ and booted the one in VTBOOT_OUT, which that build had evicted
         p = subprocess.run(["make", "--no-print-directory", "-s", "-C", vtb.ROOT,
-                            f"OUT={os.path.abspath(vtb.OUT)}", "disk-image"],
+                            f"OUT={os.path.abspath(vtb.OUT)}", target],
                            env=make_env(), capture_output=True, text=True, timeout=3600)
     assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-5000:]
-    return os.path.realpath(os.path.join(vtb.OUT, "disk", "disk.img"))
+    return os.path.realpath(os.path.join(vtb.OUT, "disk", name))
+
+
+@pytest.fixture(scope="session")
+def built():
+    return make_disk_image()
 
 
 class Image:
@@ -189,15 +194,18 @@ def disk_value(run, key):
     return v
 
 
-def report(run, which):
-    """The report lines between 'report: which' and 'report-end: which'."""
+REPORT_KEYS = ("init", "kernel", "cmdline", "multi-user.target", "dmesg", "pcrread", "stat",
+               "eventlog")
+
+
+def report(run, which, keys=REPORT_KEYS):
+    """The report lines between 'report: which' and 'report-end: which'; each of keys there."""
     lines = disk_report_lines(run)
     assert ("report", which) in lines and ("report-end", which) in lines, run.serial[-5000:]
     out = {}
     for k, v in lines[lines.index(("report", which)) + 1:lines.index(("report-end", which))]:
         out.setdefault(k, []).append(v)
-    for k in ("init", "kernel", "cmdline", "multi-user.target", "dmesg", "pcrread", "stat",
-              "eventlog"):
+    for k in keys:
         assert k in out, (k, out)
     return out
 
