@@ -27,6 +27,7 @@ static void usage(FILE *f)
 "                            --vtboot F --vtboot-cmdline S --kernel F --cmdline S\n"
 "                            [--initrd F [--initrd-cmdline S]] [--module F[=S]]...\n"
 "                            --policy FILE|default [--pcr-map da|legacy]\n"
+"                            [--sinit F [--os-sinit-caps X] [--lcp-policy F]]\n"
 "       vtboot-attest export EVIDENCE DIR\n"
 "       vtboot-attest COMMAND --help\n");
 }

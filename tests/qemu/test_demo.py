@@ -83,7 +83,7 @@ exit 100
 def offline_fetch(tmp_path, cached, without_msr=()):
     """fetch-dist-kernel.sh with apt's lists naming linux-image-6.1.0-99-amd64 6.1.999-1 and
     every download failing, on a cache holding the finished directories `cached`; those also in
-    `without_msr` are as an older fetch left them, without msr.ko."""
+    `without_msr` are as an older fetch left them, without msr.ko (and the virtio modules)."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     for name, text in (("apt-cache", FAKE_APT_CACHE), ("apt-get", FAKE_APT_GET)):
@@ -97,6 +97,8 @@ def offline_fetch(tmp_path, cached, without_msr=()):
         (cache / "dist-kernel" / d / ".done").write_bytes(b"")
         if d not in without_msr:
             (cache / "dist-kernel" / d / "msr.ko").write_bytes(b"module")
+            (cache / "dist-kernel" / d / "modules").mkdir()
+            (cache / "dist-kernel" / d / "modules" / "order").write_text("virtio_blk.ko\n")
     env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "VTBOOT_CACHE": str(cache)}
     env.pop("VTBOOT_DIST_KERNEL", None)
     p = subprocess.run([os.path.join(SCRIPTS, "fetch-dist-kernel.sh")], env=env,
