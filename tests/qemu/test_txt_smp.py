@@ -328,6 +328,11 @@ def nmi_boot(before_wakeup, send=True):
     return finished(running, kernel)
 
 
+# what tboot's BSP prints between CPU 1's NMI unmask and the APs' wait-for-SIPI
+BSP_WAITS_FOR_THE_AP = {"GETSEC[WAKEUP] completed",
+                        "waiting for all APs (1) to enter wait-for-sipi...", "."}
+
+
 def test_an_nmi_to_an_rlp_before_wakeup_resets_the_platform_before_secrets():
     """CPU 1 sleeps in SENTER's rendezvous: the NMI stays pending (patch 0006) until tboot
     unmasks NMIs on it after WAKEUP (txt_cpu_wakeup's __enable_nmi); taking it there ends in a
@@ -339,7 +344,9 @@ def test_an_nmi_to_an_rlp_before_wakeup_resets_the_platform_before_secrets():
     assert "guest reset" in run.stderr
     assert lines.count("measured launch succeeded") == 1
     i = lines.index("enabling SMIs and NMI on cpu 1")
-    assert lines[i:] == ["enabling SMIs and NMI on cpu 1"], lines[i:]
+    # the reset comes while the BSP waits for CPU 1 (how far the BSP got depends on when TCG
+    # runs CPU 1 again: evidence 20261208-022422 reached the wait's first dot)
+    assert set(lines[i + 1:]) <= BSP_WAITS_FOR_THE_AP, lines[i:]
     assert "set TXT.CMD.SECRETS flag" not in lines and "cpu 1 mwait'ing" not in lines
     assert "STUB: PWNED" not in run.serial and not run.linux_ran()
 
@@ -350,11 +357,14 @@ def test_an_nmi_to_an_rlp_after_wakeup_caps_the_pcrs_and_resets():
     18 and ends the measured environment from that CPU; the platform resets under Linux, which
     never reaches its init. (How the NMI leads CPU 1 into tboot's entry was not traced.)"""
     run = nmi_boot(before_wakeup=False)
-    lines = tboot_lines(run)
     assert run.rc == vtb.RESET, run.stderr[-2000:] + "\n" + run.serial[-1500:]
-    i = lines.index("entry processor is not BSP")
-    assert lines.index("generic fatal error.", i) < lines.index("cap'ed dynamic PCRs", i) < \
-        lines.index("calling txt_shutdown on AP", i), "\n".join(lines[i:])
+    # in the serial text, not line by line: Linux, booting on CPU 0, writes beside CPU 1's tboot
+    # ("[    0.000000] rcu: srcu_inTBOOT: generic fatal error.", evidence 20261208-0235)
+    ser = run.serial
+    i = ser.index("TBOOT: entry processor is not BSP")
+    assert i < ser.index("TBOOT: generic fatal error.", i) < \
+        ser.index("TBOOT: cap'ed dynamic PCRs", i) < \
+        ser.index("TBOOT: calling txt_shutdown on AP", i), ser[i:i + 3000]
     assert "VTBOOT-GUEST: begin" not in run.serial and "STUB: PWNED" not in run.serial
 
 
